@@ -1,0 +1,425 @@
+//! Events: a record together with its continuation lines.
+//!
+//! A Python traceback, a faulthandler dump, a journal entry that spans
+//! several lines, a kernel message with indented continuation lines: each is
+//! one event. Continuation lines join the event that opened them *in the
+//! same stream* (host + identifier + pid + process tag), so interleaved
+//! ranks give separate tracebacks. A bare line (no prefix at all) belongs to
+//! the stream that wrote the line before it.
+//!
+//! The [`Grouper`] holds at most one open event per stream and hands closed
+//! events out in the order of their first line, so the engine sees the
+//! input in order even when tracebacks interleave.
+
+pub mod traceback;
+
+use std::collections::VecDeque;
+
+use crate::framing::{Level, Record, Separator};
+use traceback::LineKind;
+
+/// What an event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// One log record, possibly with indented continuation lines.
+    Record,
+    /// A Python traceback (possibly chained, possibly without its header).
+    Traceback,
+    /// A faulthandler dump (`Fatal Python error: …` and thread stacks).
+    FaultDump,
+    /// A journal separator such as `-- Boot … --`.
+    Separator(Separator),
+}
+
+/// The role of one line inside its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineRole {
+    /// The line that opened the event, or plain text inside it.
+    Text,
+    /// `Traceback (most recent call last):` (possibly after other text).
+    TracebackHeader,
+    /// A stack frame (`File "…", line N, in f`).
+    Frame,
+    /// A source, caret or repetition line under a frame.
+    Source,
+    /// The `Type: message` line of an exception.
+    Exception,
+    /// A further line of an exception's message.
+    ExceptionText,
+    /// A chain separator between two tracebacks.
+    Chain,
+    /// An empty line inside the event.
+    Blank,
+}
+
+/// One line of an event, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLine {
+    /// 1-based line number in the source.
+    pub number: u64,
+    /// Byte offset of the line in the source.
+    pub offset: u64,
+    /// The whole line, as the user reads it.
+    pub text: String,
+    /// Where the message starts and ends in `text`.
+    pub message_span: (u32, u32),
+    /// The line's role in the event.
+    pub role: LineRole,
+    /// Level printed on this line, if any.
+    pub level: Option<Level>,
+}
+
+impl EventLine {
+    /// The message part of the line (prefixes removed).
+    pub fn message(&self) -> &str {
+        let (start, end) = self.message_span;
+        self.text.get(start as usize..end as usize).unwrap_or("")
+    }
+}
+
+/// Who wrote an event: the fields of its first record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stream {
+    /// Host name (journal, syslog, NCCL).
+    pub host: Option<String>,
+    /// Journal identifier or compose service.
+    pub identifier: Option<String>,
+    /// Process id.
+    pub pid: Option<u32>,
+    /// Process tag (`EngineCore_DP0`, `rank3`).
+    pub process: Option<String>,
+    /// sglang rank tags (`DP0 TP3`).
+    pub ranks: Option<String>,
+    /// Timestamp of the first record, as printed.
+    pub time: Option<String>,
+}
+
+/// A record with its continuation lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// What kind of event this is.
+    pub kind: EventKind,
+    /// Who wrote it.
+    pub stream: Stream,
+    /// Its lines, in input order.
+    pub lines: Vec<EventLine>,
+    /// For a traceback: the input ended while it was still open.
+    pub cut_by_end: bool,
+    /// For a traceback: it has frames but no exception line.
+    pub missing_exception: bool,
+}
+
+impl Event {
+    /// Line number of the first line.
+    pub fn first_line(&self) -> u64 {
+        self.lines.first().map_or(0, |l| l.number)
+    }
+
+    /// Line number of the last line.
+    pub fn last_line(&self) -> u64 {
+        self.lines.last().map_or(0, |l| l.number)
+    }
+
+    /// The exception lines of a traceback, first (root) block first.
+    pub fn exception_lines(&self) -> impl Iterator<Item = &EventLine> {
+        self.lines.iter().filter(|l| l.role == LineRole::Exception)
+    }
+
+    /// The exception type named on line `index` (an `Exception` or
+    /// `ExceptionText` line): the nearest exception line at or before it.
+    pub fn exception_type_at(&self, index: usize) -> Option<&str> {
+        let exception_line = self.lines[..=index].iter().rev().find(|l| l.role == LineRole::Exception)?;
+        let message = traceback::strip_group_drawing(exception_line.message());
+        traceback::exception_name(message, true)
+    }
+}
+
+/// Most lines an event keeps; a longer event is closed and the rest of its
+/// lines start a new one.
+const MAX_EVENT_LINES: usize = 4000;
+/// An open event that has not grown for this many input lines is closed.
+const MAX_IDLE_LINES: u64 = 5000;
+/// Most streams with an open event at once.
+const MAX_OPEN_STREAMS: usize = 256;
+/// Most lines of an exception message joined to its exception line.
+const MAX_EXCEPTION_TEXT: usize = 200;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// A single record; takes indented bare lines and native stack lines.
+    Single,
+    /// A traceback before its exception line.
+    Frames,
+    /// After an exception line: its message may continue.
+    ExceptionText(usize),
+    /// After a blank line that followed an exception.
+    AfterBlank,
+    /// After a chain separator, waiting for the next `Traceback` header.
+    AfterChain,
+    /// A faulthandler dump.
+    Dump,
+}
+
+struct Open {
+    key: u64,
+    event: Event,
+    state: State,
+    /// The header origin (vLLM `[file:line]`) lines of this event repeat.
+    origin: Option<String>,
+    last_touched: u64,
+}
+
+/// Groups framed records into events, one open event per stream.
+#[derive(Default)]
+pub struct Grouper {
+    open: Vec<Open>,
+    closed: VecDeque<Event>,
+    last_key: Option<u64>,
+    lines_seen: u64,
+}
+
+impl Grouper {
+    /// A grouper with nothing open.
+    pub fn new() -> Self {
+        Grouper::default()
+    }
+
+    /// Adds one record of line `number` (at byte `offset`, full text `text`).
+    pub fn push(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        self.lines_seen = number;
+        if let Some(sep) = record.separator {
+            self.close_all();
+            self.insert_closed(Event {
+                kind: EventKind::Separator(sep),
+                stream: Stream::default(),
+                lines: vec![owned_line(number, offset, text, record, LineRole::Text)],
+                cut_by_end: false,
+                missing_exception: false,
+            });
+            return;
+        }
+        let key = if record.is_bare() { self.last_key.unwrap_or(0) } else { stream_key(record) };
+        if Some(key) != self.last_key && !record.is_bare() {
+            self.close_single_records_except(key);
+        }
+        self.last_key = Some(key);
+
+        let message = record.message;
+        if let Some(i) = self.open.iter().position(|o| o.key == key) {
+            let open = &mut self.open[i];
+            if let Some((state, role)) = continuation(open, record, message) {
+                open.state = state;
+                open.last_touched = number;
+                open.event.lines.push(owned_line(number, offset, text, record, role));
+                if open.event.lines.len() >= MAX_EVENT_LINES {
+                    let done = self.open.swap_remove(i);
+                    self.finish_open(done, false);
+                }
+                return;
+            }
+            let done = self.open.swap_remove(i);
+            self.finish_open(done, false);
+        }
+        self.start(key, number, offset, text, record);
+        self.close_idle();
+    }
+
+    /// Closes every open event (end of input) and returns all events not yet
+    /// taken, in order of their first line.
+    pub fn finish(&mut self) -> Vec<Event> {
+        let mut open = std::mem::take(&mut self.open);
+        open.sort_by_key(|o| o.event.first_line());
+        for o in open {
+            self.finish_open(o, true);
+        }
+        self.closed.drain(..).collect()
+    }
+
+    /// Takes the next event whose place in the input order is settled.
+    pub fn pop(&mut self) -> Option<Event> {
+        let front = self.closed.front()?;
+        let min_open = self.open.iter().map(|o| o.event.first_line()).min().unwrap_or(u64::MAX);
+        if front.first_line() < min_open {
+            self.closed.pop_front()
+        } else {
+            None
+        }
+    }
+
+    fn start(&mut self, key: u64, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        let message = record.message;
+        let kind = traceback::classify(message, false);
+        let (event_kind, state, role) = match kind {
+            LineKind::Header => (EventKind::Traceback, State::Frames, LineRole::TracebackHeader),
+            LineKind::Frame => (EventKind::Traceback, State::Frames, LineRole::Frame),
+            LineKind::Exception => (EventKind::Traceback, State::ExceptionText(0), LineRole::Exception),
+            _ if message.starts_with("Fatal Python error:") => (EventKind::FaultDump, State::Dump, LineRole::Text),
+            _ => (EventKind::Record, State::Single, LineRole::Text),
+        };
+        if self.open.len() >= MAX_OPEN_STREAMS {
+            let oldest = (0..self.open.len()).min_by_key(|&i| self.open[i].last_touched).unwrap_or(0);
+            let done = self.open.swap_remove(oldest);
+            self.finish_open(done, false);
+        }
+        let stream = Stream {
+            host: record.host.map(str::to_string),
+            identifier: record.identifier.map(str::to_string),
+            pid: record.pid,
+            process: record.process.map(str::to_string),
+            ranks: record.ranks.map(str::to_string),
+            time: record.time.map(str::to_string),
+        };
+        self.open.push(Open {
+            key,
+            event: Event {
+                kind: event_kind,
+                stream,
+                lines: vec![owned_line(number, offset, text, record, role)],
+                cut_by_end: false,
+                missing_exception: role != LineRole::Exception && event_kind == EventKind::Traceback,
+            },
+            state,
+            origin: record.origin.map(str::to_string),
+            last_touched: number,
+        });
+    }
+
+    fn finish_open(&mut self, open: Open, at_end: bool) {
+        let mut event = open.event;
+        if event.kind == EventKind::Traceback {
+            event.missing_exception = !event.lines.iter().any(|l| l.role == LineRole::Exception);
+            event.cut_by_end = at_end && open.state == State::Frames;
+            // Blank lines after the exception belong to the gap, not the event.
+            while event.lines.len() > 1 && event.lines.last().is_some_and(|l| l.role == LineRole::Blank) {
+                event.lines.pop();
+            }
+        }
+        self.insert_closed(event);
+    }
+
+    /// Queues a closed event, keeping the queue sorted by first line (events
+    /// close out of order when streams interleave).
+    fn insert_closed(&mut self, event: Event) {
+        let first = event.first_line();
+        let mut at = self.closed.len();
+        while at > 0 && self.closed[at - 1].first_line() > first {
+            at -= 1;
+        }
+        self.closed.insert(at, event);
+    }
+
+    fn close_single_records_except(&mut self, key: u64) {
+        let mut i = 0;
+        while i < self.open.len() {
+            if self.open[i].key != key && self.open[i].state == State::Single {
+                let done = self.open.swap_remove(i);
+                self.finish_open(done, false);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn close_idle(&mut self) {
+        let now = self.lines_seen;
+        let mut i = 0;
+        while i < self.open.len() {
+            if now.saturating_sub(self.open[i].last_touched) > MAX_IDLE_LINES {
+                let done = self.open.swap_remove(i);
+                self.finish_open(done, false);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn close_all(&mut self) {
+        for o in std::mem::take(&mut self.open) {
+            self.finish_open(o, false);
+        }
+    }
+}
+
+/// Decides whether `record` continues the open event; returns the new state
+/// and the line's role if it does.
+fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(State, LineRole)> {
+    // A new application header starts a new record, unless it repeats the
+    // header of this event (vLLM prefixes every line of a multi-line record).
+    if record.app_header && (open.origin.is_none() || record.origin != open.origin.as_deref()) {
+        return None;
+    }
+    let in_traceback = !matches!(open.state, State::Single | State::Dump);
+    let kind = traceback::classify(message, in_traceback);
+    match open.state {
+        State::Single => match kind {
+            LineKind::NativeFrame => Some((State::Single, LineRole::Text)),
+            LineKind::Source | LineKind::Other if record.is_bare() && message.starts_with([' ', '\t']) => {
+                Some((State::Single, LineRole::Text))
+            }
+            _ => None,
+        },
+        State::Dump => match kind {
+            LineKind::Blank => Some((State::Dump, LineRole::Blank)),
+            LineKind::DumpHeader => Some((State::Dump, LineRole::Text)),
+            LineKind::Frame => Some((State::Dump, LineRole::Frame)),
+            LineKind::Source => Some((State::Dump, LineRole::Source)),
+            _ if message.starts_with("Extension modules:") => Some((State::Dump, LineRole::Text)),
+            _ => None,
+        },
+        State::Frames => match kind {
+            LineKind::Frame => Some((State::Frames, LineRole::Frame)),
+            LineKind::Source => Some((State::Frames, LineRole::Source)),
+            LineKind::Exception => Some((State::ExceptionText(0), LineRole::Exception)),
+            LineKind::Header if open.event.lines.len() == 1 => Some((State::Frames, LineRole::TracebackHeader)),
+            _ => None,
+        },
+        State::ExceptionText(n) => match kind {
+            LineKind::Blank => Some((State::AfterBlank, LineRole::Blank)),
+            LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
+            LineKind::Frame => Some((State::Frames, LineRole::Frame)),
+            LineKind::Header => None,
+            _ if n < MAX_EXCEPTION_TEXT => Some((State::ExceptionText(n + 1), LineRole::ExceptionText)),
+            _ => None,
+        },
+        State::AfterBlank => match kind {
+            LineKind::Blank => Some((State::AfterBlank, LineRole::Blank)),
+            LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
+            LineKind::NativeFrame => Some((State::ExceptionText(1), LineRole::ExceptionText)),
+            _ => None,
+        },
+        State::AfterChain => match kind {
+            LineKind::Blank => Some((State::AfterChain, LineRole::Blank)),
+            LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
+            _ => None,
+        },
+    }
+}
+
+fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
+    let start = record.message_at as u32;
+    let end = start + record.message.len() as u32;
+    let role = if role == LineRole::Text && record.message.trim().is_empty() && record.separator.is_none() {
+        LineRole::Blank
+    } else {
+        role
+    };
+    EventLine { number, offset, text: text.to_string(), message_span: (start, end), role, level: record.level }
+}
+
+/// A stream's identity as a hash of the fields that name its writer.
+fn stream_key(record: &Record<'_>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    if !record.has_stream() {
+        return 0;
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    record.host.hash(&mut h);
+    record.identifier.hash(&mut h);
+    record.pid.hash(&mut h);
+    record.process.hash(&mut h);
+    // Never 0: 0 is the stream of input with no prefixes at all.
+    h.finish() | 1
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,151 @@
+//! Grouping checked on real shapes: journal tracebacks, interleaved vLLM
+//! ranks, chained exceptions, faulthandler dumps, cut input.
+
+use super::*;
+use crate::framing::frame_line;
+
+fn group(text: &str) -> Vec<Event> {
+    let mut grouper = Grouper::new();
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let framed = frame_line(line);
+        grouper.push(i as u64 + 1, 0, line, &framed.first);
+        if let Some(inner) = &framed.embedded {
+            grouper.push(i as u64 + 1, 0, line, inner);
+        }
+        while let Some(e) = grouper.pop() {
+            out.push(e);
+        }
+    }
+    out.extend(grouper.finish());
+    out
+}
+
+fn roles(event: &Event) -> Vec<LineRole> {
+    event.lines.iter().map(|l| l.role).collect()
+}
+
+#[test]
+fn journal_traceback_is_one_event_and_the_sigquit_is_another() {
+    let log = "\
+May 25 20:27:22 h python[71283]: [2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):
+May 25 20:27:22 h python[71283]:   File \"/v/flashinfer/jit/core.py\", line 96, in check_cuda_arch
+May 25 20:27:22 h python[71283]:     raise RuntimeError(\"FlashInfer requires GPUs with sm75 or higher\")
+May 25 20:27:22 h python[71283]: RuntimeError: FlashInfer requires GPUs with sm75 or higher
+May 25 20:27:22 h python[71283]: [2026-05-25 20:27:22] Received sigquit from a child process. It usually means the child failed.
+May 25 20:27:23 h systemd[1]: sglang-k26.service: Main process exited, code=killed, status=9/KILL";
+    let events = group(log);
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0].kind, EventKind::Traceback);
+    assert_eq!(
+        roles(&events[0]),
+        vec![LineRole::TracebackHeader, LineRole::Frame, LineRole::Source, LineRole::Exception]
+    );
+    assert_eq!(events[0].stream.ranks.as_deref(), Some("TP2"));
+    assert!(!events[0].missing_exception && !events[0].cut_by_end);
+    assert_eq!(events[0].exception_type_at(3), Some("RuntimeError"));
+    assert_eq!(events[1].first_line(), 5);
+    assert_eq!(events[2].stream.identifier.as_deref(), Some("systemd"));
+}
+
+#[test]
+fn traceback_cut_by_the_end_of_input() {
+    let log = "\
+May 25 20:27:22 h python[71283]:   File \"/v/flashinfer/sampling.py\", line 1558, in top_k_top_p_sampling_from_probs
+May 25 20:27:22 h python[71283]:     return get_sampling_module().top_k_top_p_sampling_from_probs(
+May 25 20:27:22 h python[71283]:            ^^^^^^^^^^^^^^^^^^^^^
+May 25 20:27:22 h python[71283]:   File \"/v/flashinfer/sampling.py\", line 54, in g...";
+    let events = group(log);
+    assert_eq!(events.len(), 1);
+    assert!(events[0].missing_exception && events[0].cut_by_end);
+}
+
+#[test]
+fn interleaved_vllm_workers_give_separate_tracebacks_in_input_order() {
+    let log = "\
+(Worker_TP0 pid=10) ERROR 07-27 23:31:27 [multiproc_executor.py:522] Traceback (most recent call last):
+(Worker_TP1 pid=11) ERROR 07-27 23:31:27 [multiproc_executor.py:522] Traceback (most recent call last):
+(Worker_TP0 pid=10) ERROR 07-27 23:31:27 [multiproc_executor.py:522]   File \"/a.py\", line 1, in f
+(Worker_TP1 pid=11) ERROR 07-27 23:31:27 [multiproc_executor.py:522]   File \"/b.py\", line 2, in g
+(Worker_TP0 pid=10) ERROR 07-27 23:31:27 [multiproc_executor.py:522] RuntimeError: CUDA error: an illegal memory access was encountered
+(Worker_TP1 pid=11) ERROR 07-27 23:31:27 [multiproc_executor.py:522] RuntimeError: CUDA error: an illegal memory access was encountered
+(Worker_TP0 pid=10) INFO 07-27 23:31:28 [core.py:1] next record";
+    let events = group(log);
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0].lines.iter().map(|l| l.number).collect::<Vec<_>>(), vec![1, 3, 5]);
+    assert_eq!(events[1].lines.iter().map(|l| l.number).collect::<Vec<_>>(), vec![2, 4, 6]);
+    assert_eq!(events[2].first_line(), 7);
+}
+
+#[test]
+fn chained_exceptions_with_vllm_prefixes_stay_together() {
+    let log = "\
+ERROR 11-15 01:06:40 worker_base.py:464] Traceback (most recent call last):
+ERROR 11-15 01:06:40 worker_base.py:464]   File \"/l.py\", line 135, in apply
+ERROR 11-15 01:06:40 worker_base.py:464] RuntimeError: CUDA error: no kernel image is available for execution on the device
+ERROR 11-15 01:06:40 worker_base.py:464] For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+ERROR 11-15 01:06:40 worker_base.py:464]
+ERROR 11-15 01:06:40 worker_base.py:464] The above exception was the direct cause of the following exception:
+ERROR 11-15 01:06:40 worker_base.py:464]
+ERROR 11-15 01:06:40 worker_base.py:464] Traceback (most recent call last):
+ERROR 11-15 01:06:40 worker_base.py:464]   File \"/w.py\", line 1, in f
+ERROR 11-15 01:06:40 worker_base.py:464] RuntimeError: Error in model execution
+INFO 11-15 01:06:41 engine.py:1] after";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].lines.len(), 10);
+    assert_eq!(events[0].exception_lines().count(), 2);
+    assert_eq!(events[0].lines[3].role, LineRole::ExceptionText);
+}
+
+#[test]
+fn plain_sglang_traceback_ends_at_the_blank_line() {
+    let log = "\
+[2026-06-02 14:05:09 TP6] Scheduler hit an exception: Traceback (most recent call last):
+  File \"/c.py\", line 66, in get_nvcc_flags_list
+    raise RuntimeError(
+RuntimeError: No supported CUDA architectures found for major versions [9, 10].
+
+[2026-06-02 14:05:09] Received sigquit from a child process. It usually means the child failed.
+Killed";
+    let events = group(log);
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0].lines.len(), 4);
+    assert_eq!(events[2].lines[0].message(), "Killed");
+}
+
+#[test]
+fn faulthandler_dump_is_one_event() {
+    let log = "\
+LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.tcgen05.wait.st
+Fatal Python error: Aborted
+
+Thread 0x0000fe47c000f100 (most recent call first):
+  File \"/usr/lib/python3.12/threading.py\", line 359 in wait
+
+Current thread 0x0000fe47c000f200 (most recent call first):
+  File \"/x.py\", line 1 in f";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].kind, EventKind::FaultDump);
+    assert_eq!(events[1].lines.len(), 7);
+}
+
+#[test]
+fn kernel_message_with_indented_continuation_lines() {
+    let log = "\
+[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0
+               NVRM: (PCI ID: 10de:26b5) installed in this system has
+               NVRM: fallen off the bus and is not responding to commands.
+[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].lines.len(), 3);
+}
+
+#[test]
+fn journal_separator_is_its_own_event() {
+    let events = group("May 25 20:27:22 h a[1]: x\n-- Boot 0123456789abcdef0123456789abcdef --\nMay 25 20:28:22 h a[2]: y");
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[1].kind, EventKind::Separator(Separator::Boot));
+}

@@ -1,0 +1,181 @@
+//! The grammar of Python tracebacks and faulthandler dumps, line by line.
+//!
+//! See formats.md §7.1–7.2: `Traceback (most recent call last):`, frames
+//! `  File "p", line N, in f` (faulthandler: `line N in f`, no comma), source
+//! lines indented four spaces, 3.11+ caret lines, chained blocks joined by
+//! "The above exception was the direct cause…" / "During handling of the
+//! above exception…", exception groups drawn with `|` and `+-`, and the
+//! closing `Type: message` line whose message may run over several lines.
+
+/// What one line is, as part of a traceback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// `Traceback (most recent call last):`, possibly after other text on
+    /// the same line (`Scheduler hit an exception: Traceback …`).
+    Header,
+    /// A faulthandler block header: `Thread 0x… (most recent call first):`,
+    /// `Current thread …`, `Stack (most recent call first):`.
+    DumpHeader,
+    /// `File "…", line N, in f` or faulthandler's `File "…", line N in f`.
+    Frame,
+    /// An indented source line, a caret line, `[Previous line repeated…]`.
+    Source,
+    /// "The above exception was the direct cause…" or "During handling…".
+    Chain,
+    /// An empty or all-blank line.
+    Blank,
+    /// `Type: message` or a bare `Type` whose name reads as an exception.
+    Exception,
+    /// A line from a C++ stack inside an exception message (`frame #3: …`,
+    /// `Exception raised from … (most recent call first):`).
+    NativeFrame,
+    /// Anything else.
+    Other,
+}
+
+/// Removes exception-group drawing (`  | `, `  + `, `+-+----`) from a line.
+pub fn strip_group_drawing(message: &str) -> &str {
+    let trimmed = message.trim_start();
+    if let Some(rest) = trimmed.strip_prefix("| ").or_else(|| trimmed.strip_prefix("+ ")) {
+        return rest;
+    }
+    if trimmed == "|" {
+        return "";
+    }
+    message
+}
+
+/// Classifies a message as a traceback line. `in_traceback` relaxes the
+/// exception-line test: inside a traceback any `name: text` line is one.
+pub fn classify(message: &str, in_traceback: bool) -> LineKind {
+    let message = strip_group_drawing(message);
+    let trimmed = message.trim();
+    if trimmed.is_empty() {
+        return LineKind::Blank;
+    }
+    if trimmed.ends_with("Traceback (most recent call last):") {
+        return LineKind::Header;
+    }
+    if trimmed.ends_with("(most recent call first):")
+        && (trimmed.starts_with("Thread 0x") || trimmed.starts_with("Current thread") || trimmed.starts_with("Stack"))
+    {
+        return LineKind::DumpHeader;
+    }
+    if trimmed.starts_with("File \"") && parse_frame(trimmed).is_some() {
+        return LineKind::Frame;
+    }
+    if trimmed.starts_with("The above exception was the direct cause of the following exception")
+        || trimmed.starts_with("During handling of the above exception, another exception occurred")
+    {
+        return LineKind::Chain;
+    }
+    if trimmed.starts_with("frame #") || (trimmed.starts_with("Exception raised from ") && trimmed.ends_with("):")) {
+        return LineKind::NativeFrame;
+    }
+    let indented = message.starts_with("    ") || message.starts_with('\t');
+    if indented || is_caret_line(trimmed) || trimmed.starts_with("[Previous line repeated") {
+        return LineKind::Source;
+    }
+    if !message.starts_with(' ') && exception_name(message, in_traceback).is_some() {
+        return LineKind::Exception;
+    }
+    LineKind::Other
+}
+
+fn is_caret_line(trimmed: &str) -> bool {
+    trimmed.bytes().all(|b| matches!(b, b'^' | b'~' | b' '))
+}
+
+/// A parsed frame line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame<'a> {
+    /// The file path as printed.
+    pub file: &'a str,
+    /// Line number in that file.
+    pub line: u32,
+    /// Function name.
+    pub function: &'a str,
+}
+
+/// Parses `File "p", line N, in f` and faulthandler's `File "p", line N in f`.
+pub fn parse_frame(trimmed: &str) -> Option<Frame<'_>> {
+    let rest = trimmed.strip_prefix("File \"")?;
+    let (file, rest) = rest.split_once("\", line ")?;
+    let digits_end = rest.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
+    let line = rest[..digits_end].parse().ok()?;
+    let rest = &rest[digits_end..];
+    let function = rest.strip_prefix(", in ").or_else(|| rest.strip_prefix(" in "))?;
+    Some(Frame { file, line, function: function.trim_end() })
+}
+
+/// The exception type at the start of an exception line, if it is one:
+/// `torch.OutOfMemoryError: CUDA out of memory…` → `torch.OutOfMemoryError`.
+/// Outside a traceback the name must read as an exception (`…Error`,
+/// `…Exception`, `…Interrupt`, `…Exit`); inside one any dotted name
+/// followed by `:` counts.
+pub fn exception_name(message: &str, in_traceback: bool) -> Option<&str> {
+    let end = message
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+        .unwrap_or(message.len());
+    let name = &message[..end];
+    let first = name.bytes().next()?;
+    if !(first.is_ascii_alphabetic() || first == b'_') || name.ends_with('.') {
+        return None;
+    }
+    let after = &message[end..];
+    let followed_by_colon = after.starts_with(": ") || after == ":";
+    if !(followed_by_colon || after.is_empty()) {
+        return None;
+    }
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let looks_like_exception = ["Error", "Exception", "Interrupt", "Exit", "Iteration", "Warning", "Failure"]
+        .iter()
+        .any(|suffix| last.ends_with(suffix))
+        && last.as_bytes()[0].is_ascii_uppercase();
+    if looks_like_exception || (in_traceback && followed_by_colon && !name.contains(' ')) {
+        Some(name)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_of_both_shapes() {
+        let f = parse_frame("File \"/x/flashinfer/jit/core.py\", line 96, in check_cuda_arch").unwrap();
+        assert_eq!((f.file, f.line, f.function), ("/x/flashinfer/jit/core.py", 96, "check_cuda_arch"));
+        let fault = parse_frame("File \"/usr/lib/python3.12/threading.py\", line 359 in wait").unwrap();
+        assert_eq!(fault.function, "wait");
+    }
+
+    #[test]
+    fn line_kinds() {
+        assert_eq!(classify("Scheduler hit an exception: Traceback (most recent call last):", false), LineKind::Header);
+        assert_eq!(classify("  File \"/a.py\", line 3, in <module>", false), LineKind::Frame);
+        assert_eq!(classify("File \"/a.py\", line 3, in load_cuda_ops", false), LineKind::Frame);
+        assert_eq!(classify("    check_cuda_arch()", true), LineKind::Source);
+        assert_eq!(classify("           ^^^^^^^^^^^^^", true), LineKind::Source);
+        assert_eq!(classify("RuntimeError: FlashInfer requires sm75+", false), LineKind::Exception);
+        assert_eq!(classify("KeyError: 'lm_head.weight'", false), LineKind::Exception);
+        assert_eq!(classify("KeyboardInterrupt", false), LineKind::Exception);
+        assert_eq!(classify("tvm.error.InternalError: Check failed", false), LineKind::Exception);
+        assert_eq!(classify("Killed", true), LineKind::Other);
+        assert_eq!(classify("CUDA kernel errors might be asynchronously reported", true), LineKind::Other);
+        assert_eq!(classify("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96", false), LineKind::NativeFrame);
+        assert_eq!(classify("Thread 0x00007fbc4bfff640 (most recent call first):", false), LineKind::DumpHeader);
+        assert_eq!(classify("The above exception was the direct cause of the following exception:", false), LineKind::Chain);
+        assert_eq!(classify("    | ValueError: bad 0", true), LineKind::Exception);
+    }
+
+    #[test]
+    fn exception_names_outside_a_traceback_must_look_like_exceptions() {
+        assert_eq!(exception_name("INFO: started", false), None);
+        assert_eq!(exception_name("Note: something", false), None);
+        assert_eq!(exception_name("Note: something", true), Some("Note"));
+        assert_eq!(exception_name("subprocess.CalledProcessError: Command", false), Some("subprocess.CalledProcessError"));
+    }
+}

@@ -1,0 +1,234 @@
+//! Application headers: the first thing a program's logger prints.
+//!
+//! - sglang (formats.md §4.1): `[2025-12-11 03:56:16[.123] DP2 TP2 EP2] `,
+//!   `[20:27:22 TP0] `, `[12-16 14:27:08] `, old `[gpu_id=0] `; rank tags
+//!   in any order, or none;
+//! - vLLM (§5.1): `ERROR 05-25 20:27:22 [core.py:1161] ` and the older
+//!   `ERROR 11-15 01:06:40 worker_base.py:464] `;
+//! - torch c10 (§7.5): `[E210 02:06:33.321131395 ProcessGroupNCCL.cpp:616] `,
+//!   `[E ProcessGroupNCCL.cpp:458] `;
+//! - Ray core (`logging.cc`): `[2024-02-27 16:09:19,106 E 19394 19394] `;
+//! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
+//! - uvicorn's level prefix `INFO:     `, alone or after an sglang header.
+
+use super::scan::Scan;
+use super::{Format, Level, Record};
+
+/// Parses an application header at `pos`; returns the message position.
+pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
+    let header_end = sglang(line, pos, record)
+        .or_else(|| vllm(line, pos, record))
+        .or_else(|| c10(line, pos, record))
+        .or_else(|| ray_core(line, pos, record))
+        .or_else(|| rust_tracing(line, pos, record));
+    let pos = match header_end {
+        Some(end) => {
+            record.app_header = true;
+            end
+        }
+        None => pos,
+    };
+    uvicorn_level(line, pos, record).unwrap_or(pos)
+}
+
+/// True if an application header that starts a new record begins at `pos`
+/// (used to split a line after a progress bar).
+pub fn starts_record(line: &str, pos: usize) -> bool {
+    let mut scratch = Record::default();
+    sglang(line, pos, &mut scratch).is_some()
+        || c10(line, pos, &mut scratch).is_some()
+        || vllm(line, pos, &mut scratch).is_some()
+}
+
+fn sglang<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !s.byte(b'[') {
+        return None;
+    }
+    if s.lit("gpu_id=") || s.lit("gpu=") {
+        s.digits(1, 4)?;
+        if !(s.byte(b']') && s.byte(b' ')) {
+            return None;
+        }
+        record.ranks = Some(&line[pos + 1..s.pos - 2]);
+        record.formats.insert(Format::Sglang);
+        return Some(s.pos);
+    }
+    let stamp_at = s.pos;
+    // `YYYY-MM-DD `, `MM-DD ` or nothing before the clock.
+    let save = s;
+    if !(s.date() && s.byte(b' ')) {
+        s = save;
+        let short_date = s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
+        if !short_date {
+            s = save;
+        }
+    }
+    if !s.clock(false) {
+        return None;
+    }
+    let before_ms = s;
+    if !(s.byte(b'.') && s.digits(3, 3).is_some()) {
+        s = before_ms;
+    }
+    let stamp_end = s.pos;
+    let ranks_at = s.pos;
+    while s.byte(b' ') {
+        let word = s.take_while(|b| b.is_ascii_uppercase() || b == b'_');
+        if word == 0 || s.digits(1, 5).is_none() {
+            return None;
+        }
+    }
+    let ranks_end = s.pos;
+    if !s.byte(b']') {
+        return None;
+    }
+    if !(s.byte(b' ') || s.at_end()) {
+        return None;
+    }
+    record.time.get_or_insert(&line[stamp_at..stamp_end]);
+    if ranks_end > ranks_at {
+        record.ranks = Some(&line[ranks_at + 1..ranks_end]);
+    }
+    record.formats.insert(Format::Sglang);
+    Some(s.pos)
+}
+
+fn vllm<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    if word < 4 {
+        return None;
+    }
+    let level = Level::parse(&line[pos..pos + word])?;
+    if !s.byte(b' ') {
+        return None;
+    }
+    let stamp_at = s.pos;
+    let date = s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
+    if !date || !s.clock(true) || !s.byte(b' ') {
+        return None;
+    }
+    let stamp_end = s.pos - 1;
+    let origin_at = s.pos;
+    let bracketed = s.byte(b'[');
+    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
+    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
+        return None;
+    }
+    let origin = &line[origin_at + usize::from(bracketed)..s.pos - 1];
+    if !(s.byte(b' ') || s.at_end()) {
+        return None;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[stamp_at..stamp_end]);
+    record.origin = Some(origin);
+    record.formats.insert(Format::Vllm);
+    Some(s.pos)
+}
+
+fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !s.byte(b'[') {
+        return None;
+    }
+    let level = match s.peek()? {
+        b'E' => Level::Error,
+        b'W' => Level::Warning,
+        b'I' => Level::Info,
+        b'F' => Level::Critical,
+        _ => return None,
+    };
+    s.pos += 1;
+    let stamp_at = s.pos;
+    // `MMDD` (month unpadded: `E210` is February 10th) and a clock.
+    if s.digits(3, 4).is_some() && !(s.byte(b' ') && s.clock(true)) {
+        return None;
+    }
+    let stamp_end = s.pos;
+    if !s.byte(b' ') {
+        return None;
+    }
+    s.spaces();
+    let origin_at = s.pos;
+    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
+    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
+        return None;
+    }
+    let origin = &line[origin_at..s.pos - 1];
+    s.byte(b' ');
+    record.level = Some(level);
+    if stamp_end > stamp_at {
+        record.time.get_or_insert(&line[stamp_at..stamp_end]);
+    }
+    record.origin = Some(origin);
+    record.formats.insert(Format::TorchC10);
+    Some(s.pos)
+}
+
+fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(false)) {
+        return None;
+    }
+    if !(s.byte(b',') && s.digits(3, 3).is_some() && s.byte(b' ')) {
+        return None;
+    }
+    let level_at = s.pos;
+    s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[level_at..s.pos])?;
+    if !(s.byte(b' ') && s.digits(1, 10).is_some() && s.byte(b' ') && s.digits(1, 10).is_some() && s.byte(b']')) {
+        return None;
+    }
+    s.byte(b' ');
+    let origin_at = s.pos;
+    let name = s.take_while(|b| !matches!(b, b' ' | b':'));
+    if name > 0 && s.byte(b':') && s.digits(1, 6).is_some() && s.byte(b':') {
+        record.origin = Some(&line[origin_at..s.pos - 1]);
+        s.byte(b' ');
+    } else {
+        s.pos = origin_at;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos + 1..pos + 20]);
+    record.formats.insert(Format::RayCore);
+    Some(s.pos)
+}
+
+/// `tracing`'s default format after a stamp: ` INFO target::path: msg`.
+fn rust_tracing<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    if !record.formats.contains(Format::ContainerTimestamp) {
+        return None;
+    }
+    let mut s = Scan::at(line, pos);
+    s.spaces();
+    let level_at = s.pos;
+    s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[level_at..s.pos])?;
+    if !s.byte(b' ') {
+        return None;
+    }
+    let target = s.take_while(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+    if target == 0 || line.as_bytes().get(s.pos - 1) != Some(&b':') || !s.byte(b' ') {
+        return None;
+    }
+    record.level = Some(level);
+    record.formats.insert(Format::RustTracing);
+    Some(s.pos)
+}
+
+/// uvicorn's padded level prefix: `INFO:     `, `ERROR:    `.
+fn uvicorn_level<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    if word < 4 || !s.byte(b':') {
+        return None;
+    }
+    let level = Level::parse(&line[pos..pos + word])?;
+    if s.spaces() == 0 {
+        return None;
+    }
+    record.level = Some(level);
+    record.formats.insert(Format::Uvicorn);
+    Some(s.pos)
+}

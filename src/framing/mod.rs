@@ -1,0 +1,321 @@
+//! Framing: peeling the stacked prefixes off a line to find its message.
+//!
+//! A line carries prefixes, outermost first:
+//!
+//! 1. **transport**: a journalctl short-family stamp with host and
+//!    identifier, a syslog stamp, a dmesg stamp ([`transport`]);
+//! 2. **wrappers**: container and collector stamps, docker compose's
+//!    `service  | ` ([`wrapper`]);
+//! 3. **process tags**: vLLM/Ray `(Name pid=N)`, torch's `[rankN]:`, NCCL's
+//!    `host:pid:tid [dev]` ([`wrapper`]);
+//! 4. **application header**: sglang `[ts TP0]`, vLLM `LEVEL MM-DD hh:mm:ss
+//!    [file:line]`, torch c10 `[E… file:line]`, uvicorn `INFO:` ([`app`]).
+//!
+//! Each layer fills fields of a [`Record`]; detection is per line because
+//! inputs mix formats. A record can also start in the middle of a line, after
+//! a progress bar that did not end with a newline: [`frame_line`] splits the
+//! line there and returns both records.
+
+mod app;
+mod scan;
+mod transport;
+mod wrapper;
+
+use std::fmt;
+
+/// Severity as printed by the application, when it prints one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// DEBUG, TRACE.
+    Debug,
+    /// INFO.
+    Info,
+    /// NOTICE.
+    Notice,
+    /// WARNING, WARN, `[W…]`.
+    Warning,
+    /// ERROR, `[E…]`.
+    Error,
+    /// CRITICAL, FATAL, `[F…]`.
+    Critical,
+}
+
+impl Level {
+    /// Reads a level word as loggers print it (`INFO`, `WARN`, `E`…).
+    pub fn parse(word: &str) -> Option<Level> {
+        Some(match word.to_ascii_uppercase().as_str() {
+            "DEBUG" | "TRACE" | "D" => Level::Debug,
+            "INFO" | "I" => Level::Info,
+            "NOTICE" => Level::Notice,
+            "WARNING" | "WARN" | "W" => Level::Warning,
+            "ERROR" | "ERR" | "E" => Level::Error,
+            "CRITICAL" | "FATAL" | "F" | "CRIT" => Level::Critical,
+            _ => return None,
+        })
+    }
+
+    /// Lowercase name used in JSON and rule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Notice => "notice",
+            Level::Warning => "warning",
+            Level::Error => "error",
+            Level::Critical => "critical",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A recognised prefix format; sources report which ones they contained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Format {
+    JournalShort,
+    JournalShortPrecise,
+    JournalShortIso,
+    JournalShortIsoPrecise,
+    JournalShortFull,
+    JournalShortMonotonic,
+    JournalShortUnix,
+    JournalSeparator,
+    Syslog,
+    Dmesg,
+    DmesgCtime,
+    JournalExportTsv,
+    ContainerTimestamp,
+    CollectorTimestamp,
+    Compose,
+    ProcessTag,
+    RankTag,
+    Nccl,
+    Sglang,
+    Vllm,
+    Uvicorn,
+    TorchC10,
+    RayCore,
+    RustTracing,
+}
+
+impl Format {
+    /// Every format, in declaration order.
+    pub const ALL: [Format; 24] = [
+        Format::JournalShort,
+        Format::JournalShortPrecise,
+        Format::JournalShortIso,
+        Format::JournalShortIsoPrecise,
+        Format::JournalShortFull,
+        Format::JournalShortMonotonic,
+        Format::JournalShortUnix,
+        Format::JournalSeparator,
+        Format::Syslog,
+        Format::Dmesg,
+        Format::DmesgCtime,
+        Format::JournalExportTsv,
+        Format::ContainerTimestamp,
+        Format::CollectorTimestamp,
+        Format::Compose,
+        Format::ProcessTag,
+        Format::RankTag,
+        Format::Nccl,
+        Format::Sglang,
+        Format::Vllm,
+        Format::Uvicorn,
+        Format::TorchC10,
+        Format::RayCore,
+        Format::RustTracing,
+    ];
+
+    /// The name used in reports (`inputs[].formats`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::JournalShort => "journal-short",
+            Format::JournalShortPrecise => "journal-short-precise",
+            Format::JournalShortIso => "journal-short-iso",
+            Format::JournalShortIsoPrecise => "journal-short-iso-precise",
+            Format::JournalShortFull => "journal-short-full",
+            Format::JournalShortMonotonic => "journal-short-monotonic",
+            Format::JournalShortUnix => "journal-short-unix",
+            Format::JournalSeparator => "journal-separator",
+            Format::Syslog => "syslog",
+            Format::Dmesg => "dmesg",
+            Format::DmesgCtime => "dmesg-ctime",
+            Format::JournalExportTsv => "journal-viewer-tsv",
+            Format::ContainerTimestamp => "container-timestamp",
+            Format::CollectorTimestamp => "collector-timestamp",
+            Format::Compose => "compose",
+            Format::ProcessTag => "process-tag",
+            Format::RankTag => "rank-tag",
+            Format::Nccl => "nccl",
+            Format::Sglang => "sglang",
+            Format::Vllm => "vllm",
+            Format::Uvicorn => "uvicorn",
+            Format::TorchC10 => "torch-c10",
+            Format::RayCore => "ray-core",
+            Format::RustTracing => "rust-tracing",
+        }
+    }
+}
+
+/// A set of [`Format`]s, as a bit set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FormatSet(u32);
+
+impl FormatSet {
+    /// Adds one format.
+    pub fn insert(&mut self, format: Format) {
+        self.0 |= 1 << format as u8;
+    }
+
+    /// Adds every format of `other`.
+    pub fn extend(&mut self, other: FormatSet) {
+        self.0 |= other.0;
+    }
+
+    /// True if `format` is in the set.
+    pub fn contains(self, format: Format) -> bool {
+        self.0 & (1 << format as u8) != 0
+    }
+
+    /// True if the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The formats in the set, in declaration order.
+    pub fn iter(self) -> impl Iterator<Item = Format> {
+        Format::ALL.into_iter().filter(move |f| self.contains(*f))
+    }
+}
+
+/// A journal separator line (`-- Boot … --`, `-- Logs begin at … --`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Separator {
+    /// `-- Reboot --` or `-- Boot <id> --`: a new boot starts.
+    Boot,
+    /// Any other `-- … --` header or `-- No entries --`.
+    Other,
+}
+
+/// One line's prefix fields and message. Borrowed from the line's text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Where the record starts in the line (0 unless split mid-line).
+    pub start: usize,
+    /// Byte offset of the message in the line.
+    pub message_at: usize,
+    /// The message: what is left after every recognised prefix.
+    pub message: &'a str,
+    /// The outermost timestamp, as printed.
+    pub time: Option<&'a str>,
+    /// Host name from a journal or syslog prefix.
+    pub host: Option<&'a str>,
+    /// Journal/syslog identifier (`python3`, `systemd`, `kernel`), or a
+    /// compose service name.
+    pub identifier: Option<&'a str>,
+    /// Process id from the journal, a process tag or NCCL.
+    pub pid: Option<u32>,
+    /// Process tag: vLLM/Ray `(Name pid=N)` name or `rankN`.
+    pub process: Option<&'a str>,
+    /// Rank tags from an sglang header, as printed (`DP0 TP3`).
+    pub ranks: Option<&'a str>,
+    /// Level from an application header.
+    pub level: Option<Level>,
+    /// For headers that repeat on every line of a multi-line message (vLLM's
+    /// `[file:line]`, a c10 `file:line`): that origin, to join lines.
+    pub origin: Option<&'a str>,
+    /// The prefix layers recognised on this line.
+    pub formats: FormatSet,
+    /// True when an application header was found (a new log record begins).
+    pub app_header: bool,
+    /// A journal separator line.
+    pub separator: Option<Separator>,
+}
+
+impl<'a> Record<'a> {
+    /// True when no prefix at all was recognised: the line is bare text and
+    /// belongs to whatever stream wrote the line before it.
+    pub fn is_bare(&self) -> bool {
+        self.formats.is_empty() && self.separator.is_none()
+    }
+
+    /// True when a transport or process layer names the writer.
+    pub fn has_stream(&self) -> bool {
+        self.host.is_some() || self.identifier.is_some() || self.pid.is_some() || self.process.is_some()
+    }
+}
+
+/// The records of one line: usually one, two when a record starts mid-line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Framed<'a> {
+    /// The record that starts the line.
+    pub first: Record<'a>,
+    /// A record that starts in the middle of the line, after a progress bar.
+    pub embedded: Option<Record<'a>>,
+}
+
+/// Frames one line (without its terminator).
+pub fn frame_line(line: &str) -> Framed<'_> {
+    let mut record = Record::default();
+    let mut pos = 0;
+    if let Some(sep) = transport::separator(line) {
+        record.separator = Some(sep);
+        record.formats.insert(Format::JournalSeparator);
+        record.message = line;
+        return Framed { first: record, embedded: None };
+    }
+    pos = transport::parse(line, pos, &mut record);
+    pos = wrapper::parse_wrappers(line, pos, &mut record);
+    pos = wrapper::parse_process_tags(line, pos, &mut record);
+    pos = app::parse(line, pos, &mut record);
+    record.message_at = pos;
+    record.message = &line[pos..];
+
+    let embedded = find_embedded_start(line, pos).map(|at| {
+        let mut inner = Record {
+            start: at,
+            host: record.host,
+            identifier: record.identifier,
+            pid: record.pid,
+            process: record.process,
+            ..Record::default()
+        };
+        let mpos = app::parse(line, at, &mut inner);
+        inner.message_at = mpos;
+        inner.message = &line[mpos..];
+        record.message = &line[pos..at];
+        inner
+    });
+    Framed { first: record, embedded }
+}
+
+/// Finds where a log record starts in the middle of a line: after a
+/// carriage return, or after a progress bar (`…%|…| n/N […]`) that was not
+/// ended by a newline. Only application headers count, so ordinary text
+/// containing brackets is never split.
+fn find_embedded_start(line: &str, from: usize) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let rest = &bytes[from..];
+    let has_bar = rest.windows(2).any(|w| w == b"%|");
+    let has_cr = rest.contains(&b'\r');
+    if !has_bar && !has_cr {
+        return None;
+    }
+    for i in from + 1..bytes.len() {
+        let prev = bytes[i - 1];
+        let candidate = (prev == b'\r' && bytes[i] != b'\r') || (bytes[i] == b'[' && has_bar && matches!(prev, b']' | b' ' | b'|'));
+        if candidate && app::starts_record(line, i) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,125 @@
+//! A tiny byte cursor for the hand-written prefix grammars.
+//!
+//! Every framing parser runs on every line, so they are written as plain
+//! byte scans that allocate nothing and give up at the first byte that does
+//! not fit.
+
+/// A position in a byte string, advanced by the matching methods. A failed
+/// match leaves the position where it was only if the caller restores it;
+/// parsers work on a copy and commit by returning the new position.
+#[derive(Clone, Copy)]
+pub struct Scan<'a> {
+    bytes: &'a [u8],
+    /// Index of the next unread byte.
+    pub pos: usize,
+}
+
+impl<'a> Scan<'a> {
+    /// Starts at `pos` in `text`.
+    pub fn at(text: &'a str, pos: usize) -> Self {
+        Scan { bytes: text.as_bytes(), pos }
+    }
+
+    /// The next byte, if any.
+    pub fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// True when every byte was consumed.
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    /// Consumes `lit` if the input continues with it.
+    pub fn lit(&mut self, lit: &str) -> bool {
+        if self.bytes[self.pos..].starts_with(lit.as_bytes()) {
+            self.pos += lit.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes one byte equal to `b`.
+    pub fn byte(&mut self, b: u8) -> bool {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes between `min` and `max` ASCII digits; returns their value.
+    pub fn digits(&mut self, min: usize, max: usize) -> Option<u64> {
+        let start = self.pos;
+        let mut value: u64 = 0;
+        while self.pos - start < max {
+            match self.peek() {
+                Some(b @ b'0'..=b'9') => {
+                    value = value.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+                    self.pos += 1;
+                }
+                _ => break,
+            }
+        }
+        if self.pos - start >= min {
+            Some(value)
+        } else {
+            self.pos = start;
+            None
+        }
+    }
+
+    /// Consumes bytes while `pred` holds; returns how many.
+    pub fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
+        let start = self.pos;
+        while let Some(b) = self.peek() {
+            if !pred(b) {
+                break;
+            }
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    /// Consumes any number of spaces; returns how many.
+    pub fn spaces(&mut self) -> usize {
+        self.take_while(|b| b == b' ')
+    }
+
+    /// `HH:MM:SS`, optionally followed by a fraction (`.123` or `,123`).
+    pub fn clock(&mut self, allow_fraction: bool) -> bool {
+        let save = *self;
+        let ok = self.digits(2, 2).is_some()
+            && self.byte(b':')
+            && self.digits(2, 2).is_some()
+            && self.byte(b':')
+            && self.digits(2, 2).is_some();
+        if !ok {
+            *self = save;
+            return false;
+        }
+        if allow_fraction {
+            let before = *self;
+            if !(self.byte(b'.') && self.digits(1, 9).is_some()) {
+                *self = before;
+            }
+        }
+        true
+    }
+
+    /// `YYYY-MM-DD`.
+    pub fn date(&mut self) -> bool {
+        let save = *self;
+        let ok = self.digits(4, 4).is_some()
+            && self.byte(b'-')
+            && self.digits(2, 2).is_some()
+            && self.byte(b'-')
+            && self.digits(2, 2).is_some();
+        if !ok {
+            *self = save;
+        }
+        ok
+    }
+}

@@ -1,0 +1,164 @@
+//! Wrapper prefixes and process tags.
+//!
+//! Wrappers are what container runtimes and log collectors put in front of
+//! a program's own output: `docker logs -t` / `kubectl logs --timestamps`
+//! RFC 3339 stamps with `Z`, a collector's `[…Z] `, Docker Desktop's
+//! `YYYY-MM-DD HH:MM:SS `, docker compose's `service  | `, and a terminal's
+//! echoed `^C`. They may stack, in any order.
+//!
+//! Process tags name the process inside a multi-process program: vLLM and
+//! Ray's `(Name pid=N[, ip=…]) `, torch's `[rankN]:`, and NCCL's
+//! `host:pid:tid [dev] `.
+
+use super::scan::Scan;
+use super::{Format, Record};
+
+/// Strips stacked wrappers at `pos`; returns the position after them.
+pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
+    for _ in 0..4 {
+        let next = container_stamp(line, pos, record)
+            .or_else(|| collector_stamp(line, pos, record))
+            .or_else(|| compose(line, pos, record))
+            .or_else(|| line[pos..].starts_with("^C").then_some(pos + 2));
+        match next {
+            Some(p) if p > pos => pos = p,
+            _ => break,
+        }
+    }
+    pos
+}
+
+/// `2025-05-25T20:27:22.123456789Z ` (docker -t, kubectl, CI runners) or
+/// `2025-03-06 23:36:39 ` (Docker Desktop's log view).
+fn container_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !s.date() {
+        return None;
+    }
+    if s.byte(b'T') {
+        if !s.clock(true) || !s.byte(b'Z') {
+            return None;
+        }
+    } else if !(s.byte(b' ') && s.clock(false)) {
+        return None;
+    }
+    let stamp_end = s.pos;
+    if !s.byte(b' ') {
+        return None;
+    }
+    record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::ContainerTimestamp);
+    Some(s.pos)
+}
+
+/// `[2025-11-06T02:10:00.702Z] ` from a log collector.
+fn collector_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.date() && s.byte(b'T') && s.clock(true)) {
+        return None;
+    }
+    s.byte(b'Z');
+    if !s.byte(b']') {
+        return None;
+    }
+    let stamp_end = s.pos;
+    if !s.byte(b' ') && !s.at_end() {
+        return None;
+    }
+    record.time.get_or_insert(&line[pos + 1..stamp_end - 1]);
+    record.formats.insert(Format::CollectorTimestamp);
+    Some(s.pos)
+}
+
+/// docker compose: `service-1  | ` (name padded with spaces, then `|`).
+fn compose<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let name_len = s.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if name_len == 0 || s.spaces() == 0 || !s.byte(b'|') {
+        return None;
+    }
+    if !(s.byte(b' ') || s.at_end()) {
+        return None;
+    }
+    record.identifier.get_or_insert(&line[pos..pos + name_len]);
+    record.formats.insert(Format::Compose);
+    Some(s.pos)
+}
+
+/// Strips process tags at `pos`; returns the position after them.
+pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
+    for _ in 0..3 {
+        let next = paren_tag(line, pos, record)
+            .or_else(|| rank_tag(line, pos, record))
+            .or_else(|| nccl_tag(line, pos, record));
+        match next {
+            Some(p) => pos = p,
+            None => break,
+        }
+    }
+    pos
+}
+
+/// `(EngineCore_DP0 pid=3031437) `, `(VllmWorker rank=1 pid=115) `,
+/// `(RayWorkerWrapper pid=394715, ip=10.65.144.3) `, `(pid=42) `.
+fn paren_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let rest = line.get(pos..)?;
+    if !rest.starts_with('(') {
+        return None;
+    }
+    let close = rest[..rest.len().min(160)].find(')')?;
+    let inner = &rest[1..close];
+    let pid_at = inner.find("pid=")?;
+    if pid_at > 0 && !inner[..pid_at].ends_with(' ') {
+        return None;
+    }
+    let digits = inner[pid_at + 4..].split([',', ' ']).next()?;
+    let pid = digits.parse::<u32>().ok()?;
+    let name = inner[..pid_at].trim_end();
+    let mut end = pos + close + 1;
+    if line.as_bytes().get(end) == Some(&b' ') {
+        end += 1;
+    }
+    record.pid = Some(pid);
+    record.process = Some(if name.is_empty() { "pid" } else { name });
+    record.formats.insert(Format::ProcessTag);
+    Some(end)
+}
+
+/// torch's excepthook prefix `[rank3]:` (optionally followed by a space).
+fn rank_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.lit("[rank") && s.digits(1, 5).is_some() && s.lit("]:")) {
+        return None;
+    }
+    let tag = &line[pos + 1..s.pos - 2];
+    s.byte(b' ');
+    record.process.get_or_insert(tag);
+    record.formats.insert(Format::RankTag);
+    Some(s.pos)
+}
+
+/// NCCL's `host:pid:tid [cudaDev] ` in front of `NCCL INFO`/`NCCL WARN`.
+fn nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let rest = line.get(pos..)?;
+    let space = rest.find(' ')?;
+    let mut parts = rest[..space].rsplitn(3, ':');
+    let tid = parts.next()?;
+    let pid = parts.next()?;
+    let host = parts.next()?;
+    if host.is_empty() || tid.is_empty() || !tid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let pid = pid.parse::<u32>().ok()?;
+    let mut s = Scan::at(line, pos + space + 1);
+    if !(s.byte(b'[') && s.digits(1, 3).is_some() && s.byte(b']') && s.byte(b' ')) {
+        return None;
+    }
+    if !line[s.pos..].contains("NCCL ") {
+        return None;
+    }
+    record.host.get_or_insert(host);
+    record.pid = Some(pid);
+    record.formats.insert(Format::Nccl);
+    Some(s.pos)
+}

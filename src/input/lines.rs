@@ -1,0 +1,150 @@
+//! Splitting a byte stream into numbered lines.
+//!
+//! The reader never holds more than one line (capped at [`MAX_LINE_BYTES`])
+//! plus the underlying reader's buffer. Lines end at `\n`; a `\r` right
+//! before the `\n` (or at the end of input) is dropped. Invalid UTF-8 is
+//! replaced with U+FFFD. A line longer than the cap keeps its first
+//! [`MAX_LINE_BYTES`] bytes, the rest is skipped and the line is marked as
+//! cut, so one runaway line cannot exhaust memory.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead};
+
+/// Longest line kept in full; the rest of a longer line is skipped.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// One line of input, borrowed from the reader until the next call.
+#[derive(Debug)]
+pub struct Line<'a> {
+    /// 1-based line number in its source.
+    pub number: u64,
+    /// Byte offset of the line's first byte in the (decompressed) source.
+    pub offset: u64,
+    /// The line without its terminator, as UTF-8 (lossy).
+    pub text: Cow<'a, str>,
+    /// The line was longer than [`MAX_LINE_BYTES`] and was cut.
+    pub cut: bool,
+}
+
+/// Reads numbered lines from any buffered reader.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    number: u64,
+    offset: u64,
+    cut_lines: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Wraps a reader; the first line read is line 1 at offset 0.
+    pub fn new(inner: R) -> Self {
+        LineReader { inner, buf: Vec::with_capacity(256), number: 0, offset: 0, cut_lines: 0 }
+    }
+
+    /// How many lines were longer than the cap so far.
+    pub fn cut_lines(&self) -> u64 {
+        self.cut_lines
+    }
+
+    /// Reads the next line, or `None` at the end of input.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.buf.clear();
+        let start = self.offset;
+        let mut consumed: u64 = 0;
+        let mut cut = false;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (take, found) = match memchr_newline(chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            let body = if found { &chunk[..take - 1] } else { &chunk[..take] };
+            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
+            if body.len() > room {
+                cut = true;
+            }
+            self.buf.extend_from_slice(&body[..body.len().min(room)]);
+            self.inner.consume(take);
+            consumed += take as u64;
+            if found {
+                break;
+            }
+        }
+        if consumed == 0 {
+            return Ok(None);
+        }
+        if !cut && self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if cut {
+            self.cut_lines += 1;
+        }
+        self.number += 1;
+        self.offset += consumed;
+        Ok(Some(Line {
+            number: self.number,
+            offset: start,
+            text: String::from_utf8_lossy(&self.buf),
+            cut,
+        }))
+    }
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(bytes: &[u8]) -> Vec<(u64, u64, String, bool)> {
+        let mut reader = LineReader::new(io::BufReader::with_capacity(7, bytes));
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push((line.number, line.offset, line.text.into_owned(), line.cut));
+        }
+        out
+    }
+
+    #[test]
+    fn numbers_offsets_and_crlf() {
+        let lines = read_all(b"first\r\nsecond\n\nlast-no-newline");
+        assert_eq!(
+            lines,
+            vec![
+                (1, 0, "first".to_string(), false),
+                (2, 7, "second".to_string(), false),
+                (3, 14, String::new(), false),
+                (4, 15, "last-no-newline".to_string(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_and_nul_are_kept_readable() {
+        let lines = read_all(b"a\xff\x00b\n");
+        assert_eq!(lines[0].2, "a\u{fffd}\u{0}b");
+    }
+
+    #[test]
+    fn overlong_line_is_cut_and_the_next_line_survives() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.extend_from_slice(b"\nnext\n");
+        let mut reader = LineReader::new(io::BufReader::new(&input[..]));
+        let first = reader.next_line().unwrap().unwrap();
+        assert!(first.cut);
+        assert_eq!(first.text.len(), MAX_LINE_BYTES);
+        let second = reader.next_line().unwrap().unwrap();
+        assert_eq!((second.number, second.text.as_ref()), (2, "next"));
+        assert_eq!(second.offset, MAX_LINE_BYTES as u64 + 11);
+        assert_eq!(reader.cut_lines(), 1);
+    }
+}

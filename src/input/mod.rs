@@ -1,0 +1,201 @@
+//! Input: which sources to read and how to get their bytes as lines.
+//!
+//! A source is one file or standard input. Directories are walked and each
+//! file in them becomes its own source, in a stable order (by path).
+//! Compressed input is recognised by its magic bytes, never by its name.
+//! Nothing here interprets the text: that starts in [`crate::framing`].
+
+pub mod lines;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+pub use lines::{Line, LineReader};
+
+/// Where a source's bytes come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A regular file.
+    File(PathBuf),
+    /// The process's standard input.
+    Stdin,
+}
+
+/// One input to diagnose, with the name reports use for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The name shown in reports: the path as the user gave it, or `-`.
+    pub name: String,
+    /// Where to read it from.
+    pub origin: Origin,
+}
+
+/// A problem with an input path, reported as `PATH: problem`.
+#[derive(Debug)]
+pub struct InputError {
+    /// The path as the user gave it (or `-`).
+    pub path: String,
+    /// What went wrong, lowercase, without a trailing period.
+    pub problem: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.problem)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl InputError {
+    fn io(path: &str, err: &io::Error) -> Self {
+        let problem = match err.kind() {
+            io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => lowercase_first(&err.to_string()),
+        };
+        InputError { path: path.to_string(), problem }
+    }
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Turns command-line paths into sources: `-` is stdin, a directory is
+/// walked (files sorted by path), anything else must be a readable file.
+pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
+    let mut sources = Vec::new();
+    for arg in paths {
+        if arg == "-" {
+            sources.push(Source { name: "-".to_string(), origin: Origin::Stdin });
+            continue;
+        }
+        let path = Path::new(arg);
+        let meta = std::fs::metadata(path).map_err(|e| InputError::io(arg, &e))?;
+        if meta.is_dir() {
+            walk_directory(arg, &mut sources)?;
+        } else {
+            sources.push(Source { name: arg.clone(), origin: Origin::File(path.to_path_buf()) });
+        }
+    }
+    Ok(sources)
+}
+
+fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputError> {
+    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name();
+    let mut found = 0usize;
+    for entry in walker {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map(|p| p.display().to_string()).unwrap_or_else(|| root.to_string());
+            let problem = if e.loop_ancestor().is_some() {
+                "symbolic link loop".to_string()
+            } else if let Some(io) = e.io_error() {
+                return InputError::io(&path, io);
+            } else {
+                lowercase_first(&e.to_string())
+            };
+            InputError { path, problem }
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry.path().display().to_string();
+        if is_hidden(entry.path(), Path::new(root)) {
+            continue;
+        }
+        sources.push(Source { name, origin: Origin::File(entry.path().to_path_buf()) });
+        found += 1;
+    }
+    if found == 0 {
+        return Err(InputError { path: root.to_string(), problem: "directory holds no files".into() });
+    }
+    Ok(())
+}
+
+/// Hidden files and folders below the walked root (`.git`, editor swap
+/// files) are not logs.
+fn is_hidden(path: &Path, root: &Path) -> bool {
+    path.strip_prefix(root)
+        .map(|rel| rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
+        .unwrap_or(false)
+}
+
+/// How a source's bytes are encoded on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (RFC 1952), possibly several members.
+    Gzip,
+}
+
+/// Recognises compression from the first bytes of a stream.
+pub fn sniff_compression(head: &[u8]) -> Compression {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else {
+        Compression::None
+    }
+}
+
+/// Opens a source as a buffered byte stream, decompressing if needed.
+pub fn open(source: &Source) -> Result<Box<dyn BufRead>, InputError> {
+    let raw: Box<dyn Read> = match &source.origin {
+        Origin::Stdin => Box::new(io::stdin()),
+        Origin::File(path) => {
+            let file = File::open(path).map_err(|e| InputError::io(&source.name, &e))?;
+            Box::new(file)
+        }
+    };
+    decode(raw).map_err(|e| InputError::io(&source.name, &e))
+}
+
+/// Wraps a byte stream in a buffered reader, decompressing by magic bytes.
+pub fn decode(raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
+    const BUFFER: usize = 256 * 1024;
+    let mut reader = BufReader::with_capacity(BUFFER, raw);
+    let compression = loop {
+        match reader.fill_buf() {
+            Ok(head) => break sniff_compression(head),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(match compression {
+        Compression::None => Box::new(reader),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            BUFFER,
+            flate2::bufread::MultiGzDecoder::new(reader),
+        )),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn gzip_is_recognised_by_magic_bytes() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"one\ntwo\n").unwrap();
+        let bytes = gz.finish().unwrap();
+        assert_eq!(sniff_compression(&bytes), Compression::Gzip);
+        let mut text = String::new();
+        decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "one\ntwo\n");
+    }
+
+    #[test]
+    fn missing_path_is_a_one_line_error() {
+        let err = collect_sources(&["/nonexistent/x.log".to_string()]).unwrap_err();
+        assert_eq!(err.to_string(), "/nonexistent/x.log: no such file or directory");
+    }
+}
