@@ -7,9 +7,17 @@
 //!  input   input   framing   events    engine    engine   engine     report
 //! ```
 //!
-//! Only [`input`], [`report`] and the command line do I/O; the engine is
-//! pure (events in, diagnosis out) and incremental.
+//! Only [`input`], [`report`] and the command line ([`cli`]) do I/O; the
+//! engine is pure (events in, diagnosis out) and incremental.
+//! [`pipeline`] drives a source through framing and grouping into the
+//! engine; [`corpus`] checks golden cases.
 
+pub mod cli;
+pub mod corpus;
+pub mod engine;
 pub mod events;
 pub mod framing;
 pub mod input;
+pub mod pipeline;
+pub mod report;
+pub mod rules;

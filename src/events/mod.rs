@@ -421,5 +421,25 @@ fn stream_key(record: &Record<'_>) -> u64 {
     h.finish() | 1
 }
 
+/// Frames and groups a whole text held in memory (rule samples, tests).
+/// Uses the same framing and grouping as reading a file.
+pub fn parse_text(text: &str) -> Vec<Event> {
+    let mut grouper = Grouper::new();
+    let mut events = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let framed = crate::framing::frame_line(line);
+        let number = i as u64 + 1;
+        grouper.push(number, 0, line, &framed.first);
+        if let Some(inner) = &framed.embedded {
+            grouper.push(number, 0, line, inner);
+        }
+        while let Some(event) = grouper.pop() {
+            events.push(event);
+        }
+    }
+    events.extend(grouper.finish());
+    events
+}
+
 #[cfg(test)]
 mod tests;

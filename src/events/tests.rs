@@ -2,23 +2,9 @@
 //! ranks, chained exceptions, faulthandler dumps, cut input.
 
 use super::*;
-use crate::framing::frame_line;
 
 fn group(text: &str) -> Vec<Event> {
-    let mut grouper = Grouper::new();
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let framed = frame_line(line);
-        grouper.push(i as u64 + 1, 0, line, &framed.first);
-        if let Some(inner) = &framed.embedded {
-            grouper.push(i as u64 + 1, 0, line, inner);
-        }
-        while let Some(e) = grouper.pop() {
-            out.push(e);
-        }
-    }
-    out.extend(grouper.finish());
-    out
+    parse_text(text)
 }
 
 fn roles(event: &Event) -> Vec<LineRole> {

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub use lines::{Line, LineReader};
+pub use lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]

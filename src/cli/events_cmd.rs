@@ -1,0 +1,107 @@
+//! `logdiag events PATH`: the parsed events as JSON lines, one object per
+//! event, so rule authors see what the rules see.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::Failure;
+use crate::events::traceback::parse_frame;
+use crate::events::{Event, EventKind, LineRole};
+use crate::input::{collect_sources, open};
+use crate::pipeline::read_events;
+
+#[derive(Serialize)]
+struct FrameJson<'a> {
+    file: &'a str,
+    line: u32,
+    function: &'a str,
+}
+
+#[derive(Serialize)]
+struct LineJson<'a> {
+    line: u64,
+    role: &'static str,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct EventJson<'a> {
+    source: &'a str,
+    line: u64,
+    last_line: u64,
+    kind: &'static str,
+    time: Option<&'a str>,
+    host: Option<&'a str>,
+    identifier: Option<&'a str>,
+    pid: Option<u32>,
+    process: Option<&'a str>,
+    ranks: Option<&'a str>,
+    level: Option<&'static str>,
+    message: &'a str,
+    exception: Option<&'a str>,
+    frames: Vec<FrameJson<'a>>,
+    lines: Vec<LineJson<'a>>,
+}
+
+pub(super) fn run(path: &str, out: &mut dyn Write) -> Result<i32, Failure> {
+    let sources = collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
+    for source in &sources {
+        let reader = open(source).map_err(|e| Failure::Message(e.to_string()))?;
+        let summary = read_events(reader, |_, _| {}, |event| write_event(out, &source.name, event))?;
+        if let Some(e) = summary.error {
+            return Err(Failure::Message(format!("{}: {e}", source.name)));
+        }
+    }
+    Ok(0)
+}
+
+fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Result<()> {
+    let kind = match event.kind {
+        EventKind::Record => "record",
+        EventKind::Traceback => "traceback",
+        EventKind::FaultDump => "fault-dump",
+        EventKind::Separator(_) => "separator",
+    };
+    let exception = event.exception_lines().next().map(|l| l.message().trim());
+    let frames = event
+        .lines
+        .iter()
+        .filter(|l| l.role == LineRole::Frame)
+        .filter_map(|l| parse_frame(l.message().trim()))
+        .map(|f| FrameJson { file: f.file, line: f.line, function: f.function })
+        .collect();
+    let lines = event.lines.iter().map(|l| LineJson { line: l.number, role: role_name(l.role), message: l.message() }).collect();
+    let json = EventJson {
+        source,
+        line: event.first_line(),
+        last_line: event.last_line(),
+        kind,
+        time: event.stream.time.as_deref(),
+        host: event.stream.host.as_deref(),
+        identifier: event.stream.identifier.as_deref(),
+        pid: event.stream.pid,
+        process: event.stream.process.as_deref(),
+        ranks: event.stream.ranks.as_deref(),
+        level: event.lines.first().and_then(|l| l.level).map(|l| l.name()),
+        message: event.lines.first().map_or("", |l| l.message()),
+        exception,
+        frames,
+        lines,
+    };
+    serde_json::to_writer(&mut *out, &json)?;
+    out.write_all(b"\n")
+}
+
+fn role_name(role: LineRole) -> &'static str {
+    match role {
+        LineRole::Text => "text",
+        LineRole::TracebackHeader => "traceback-header",
+        LineRole::Frame => "frame",
+        LineRole::Source => "source",
+        LineRole::Exception => "exception",
+        LineRole::ExceptionText => "exception-text",
+        LineRole::Chain => "chain",
+        LineRole::Blank => "blank",
+    }
+}

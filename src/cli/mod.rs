@@ -1,0 +1,196 @@
+//! The command line: parse arguments once, then dispatch to a command.
+//!
+//! Exit codes (the same in text and JSON modes): 0 no crash, 1 crash with
+//! its root cause identified, 3 crash with no identified root cause, 2 an
+//! error (usage, unreadable input, invalid rules). An internal error is 2,
+//! never 0. A closed output pipe (`logdiag x | head -1`) ends quietly.
+
+mod corpus_cmd;
+mod diagnose;
+mod events_cmd;
+mod rules_cmd;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::rules::{LoadOptions, RuleSet};
+
+/// Exit code for errors.
+pub const EXIT_ERROR: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "logdiag",
+    version,
+    about = "Find why a GPU inference server crashed: reads sglang, vLLM, journal and kernel logs and names the root cause with its evidence lines.",
+    after_help = "Exit codes: 0 no crash, 1 crash with root cause identified, 3 crash with root cause not identified, 2 error.\n\nExamples:\n  journalctl -u sglang.service | logdiag -\n  logdiag sglang-server.log\n  logdiag --format json --last /var/log/sglang/",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    diagnose: DiagnoseArgs,
+}
+
+#[derive(Args, Debug, Clone)]
+struct RuleArgs {
+    /// Add the rule files in DIR (repeatable).
+    #[arg(long = "rules", value_name = "DIR", global = true)]
+    rules: Vec<PathBuf>,
+    /// Do not load the built-in rules.
+    #[arg(long, global = true)]
+    no_default_rules: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct DiagnoseArgs {
+    /// Files, directories (walked) or - for stdin. With none, reads stdin
+    /// when it is not a terminal.
+    #[arg(value_name = "PATH")]
+    paths: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+    /// Judge only the latest run of each source.
+    #[arg(long)]
+    last: bool,
+    /// Also show every symptom, the benign lines and why.
+    #[arg(short, long)]
+    verbose: bool,
+    #[command(flatten)]
+    rules: RuleArgs,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum OutputFormat {
+    /// For people.
+    Text,
+    /// For scripts (schema 1).
+    Json,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List, check or explain rules.
+    Rules {
+        #[command(subcommand)]
+        action: RulesAction,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Run a corpus of cases (input.log, case.json, expected.json).
+    Test {
+        /// A folder of case folders, or one case folder.
+        dir: PathBuf,
+        /// Write expected.json for every case whose labels pass.
+        #[arg(long)]
+        bless: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Print the parsed events of a log as JSON lines (for rule authors).
+    Events {
+        /// A file, or - for stdin.
+        path: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum RulesAction {
+    /// List every rule: id, role, category.
+    List,
+    /// Check rule files: schema, regexes, samples and counter-samples.
+    Check {
+        /// A directory of rule files (default: the built-in rules and --rules).
+        dir: Option<PathBuf>,
+    },
+    /// Show what a rule matches, its hint and its samples.
+    Explain {
+        /// The rule id.
+        id: String,
+    },
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = match cli.command {
+        None => diagnose::run(&cli.diagnose, &mut out),
+        Some(Command::Rules { action, rules }) => rules_cmd::run(&action, &rules, &mut out),
+        Some(Command::Test { dir, bless, rules }) => corpus_cmd::run(&dir, bless, &rules, &mut out),
+        Some(Command::Events { path }) => events_cmd::run(&path, &mut out),
+    };
+    let flushed = out.flush();
+    match result {
+        Ok(code) => match flushed {
+            Ok(()) => code,
+            Err(e) if is_closed_pipe(&e) => code,
+            Err(e) => {
+                eprintln!("logdiag: cannot write output: {e}");
+                EXIT_ERROR
+            }
+        },
+        Err(Failure::Io(e)) if is_closed_pipe(&e) => 0,
+        Err(Failure::Io(e)) => {
+            eprintln!("logdiag: cannot write output: {e}");
+            EXIT_ERROR
+        }
+        Err(Failure::Message(message)) => {
+            eprintln!("logdiag: {message}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// The reader of our output went away (`| head`): stop quietly.
+fn is_closed_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// Why a command could not finish.
+#[derive(Debug)]
+enum Failure {
+    /// Writing output failed (a closed pipe is not an error).
+    Io(io::Error),
+    /// A problem to report on one line (already lowercase, no period).
+    Message(String),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// Loads built-in and user rules; prints every rule error and fails.
+fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
+    let options = LoadOptions { builtin: !args.no_default_rules, dirs: args.rules.clone() };
+    crate::rules::load::load(&options).map_err(|errors| {
+        for e in &errors {
+            eprintln!("{e}");
+        }
+        Failure::Message(format!("{} problem(s) in rule files; no diagnosis made", errors.len()))
+    })
+}
+
+/// Writes a line, mapping errors for the dispatcher.
+fn write_line(out: &mut dyn Write, line: &str) -> Result<(), Failure> {
+    writeln!(out, "{line}").map_err(Failure::Io)
+}

@@ -1,0 +1,186 @@
+//! Golden cases: a folder with `input.log`, `case.json` (labels) and
+//! `expected.json` (a blessed report). `logdiag test DIR` and `cargo test`
+//! check each case the same way:
+//!
+//! - labels: the verdict; for a crash, a reported root-cause category in
+//!   `accept` and an evidence line containing one of `evidence` (unless the
+//!   case is `"scorable": "verdict-only"`);
+//! - the report: the JSON diagnosis equals `expected.json`, so any change
+//!   in what the tool says about a real incident is reviewed (re-bless with
+//!   `--bless`, read the diff).
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::engine::diagnosis::{Outcome, Verdict};
+use crate::engine::{Diagnosis, Engine, JudgeOptions};
+use crate::pipeline::feed_source;
+use crate::rules::RuleSet;
+
+/// The labels of a case (`case.json`); unknown keys are ignored.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Labels {
+    /// `crash` or `no-crash`.
+    pub verdict: String,
+    /// The labelled category.
+    pub root_cause: Option<String>,
+    /// Every category a careful diagnosis may give.
+    #[serde(default)]
+    pub accept: Vec<String>,
+    /// Substrings of the decisive lines.
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    /// `verdict-only` when the decisive line is not in the log.
+    pub scorable: Option<String>,
+}
+
+/// What checking a case found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Labels and blessed report both match.
+    Passed,
+    /// A no-crash case was reported as a crash.
+    FalseCrash,
+    /// A crash case was reported as no crash.
+    MissedCrash,
+    /// The verdict is right but no reported category is accepted.
+    WrongCause(Vec<String>),
+    /// The cause is right but no evidence line holds a labelled substring.
+    WrongEvidence,
+    /// Labels pass but the report differs from `expected.json`.
+    ReportChanged,
+    /// There is no `expected.json` yet (run with `--bless`).
+    NotBlessed,
+    /// The case could not be run.
+    Error(String),
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Passed => f.write_str("passed"),
+            Status::FalseCrash => f.write_str("false crash"),
+            Status::MissedCrash => f.write_str("missed crash"),
+            Status::WrongCause(got) => write!(f, "wrong cause (got {})", if got.is_empty() { "none".to_string() } else { got.join(", ") }),
+            Status::WrongEvidence => f.write_str("wrong evidence"),
+            Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
+            Status::NotBlessed => f.write_str("not blessed (no expected.json; run with --bless)"),
+            Status::Error(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+/// The result of one case.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case folder's name.
+    pub name: String,
+    /// What was found.
+    pub status: Status,
+}
+
+/// Finds the case folders under `dir` (or `dir` itself if it is a case).
+pub fn find_cases(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    if dir.join("case.json").is_file() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let mut cases: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("case.json").is_file() && p.join("input.log").is_file())
+        .collect();
+    cases.sort();
+    Ok(cases)
+}
+
+/// Diagnoses a case's `input.log`, named `input.log` in the report so the
+/// blessed output does not depend on where the case lives.
+pub fn diagnose_case(rules: &RuleSet, case: &Path) -> Result<Diagnosis, String> {
+    let path = case.join("input.log");
+    let file = fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = crate::input::decode(Box::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut engine = Engine::new(rules);
+    feed_source(&mut engine, "input.log", reader).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(engine.diagnose(JudgeOptions::default()))
+}
+
+/// The report as blessed: pretty JSON with a final newline.
+pub fn report_json(diagnosis: &Diagnosis) -> String {
+    let mut text = serde_json::to_string_pretty(diagnosis).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Checks one case; with `bless`, writes `expected.json` when the labels
+/// pass (a report that gets the labels wrong is never blessed).
+pub fn check_case(rules: &RuleSet, case: &Path, bless: bool) -> CaseResult {
+    let name = case.file_name().map_or_else(|| case.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let status = match run_checks(rules, case, bless) {
+        Ok(status) => status,
+        Err(e) => Status::Error(e),
+    };
+    CaseResult { name, status }
+}
+
+fn run_checks(rules: &RuleSet, case: &Path, bless: bool) -> Result<Status, String> {
+    let labels_text = fs::read_to_string(case.join("case.json")).map_err(|e| format!("case.json: {e}"))?;
+    let labels: Labels = serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
+    let diagnosis = diagnose_case(rules, case)?;
+    let status = check_labels(&labels, &diagnosis);
+    if status != Status::Passed {
+        return Ok(status);
+    }
+    let report = report_json(&diagnosis);
+    let expected_path = case.join("expected.json");
+    if bless {
+        fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
+        return Ok(Status::Passed);
+    }
+    match fs::read_to_string(&expected_path) {
+        Ok(expected) if same_json(&expected, &report) => Ok(Status::Passed),
+        Ok(_) => Ok(Status::ReportChanged),
+        Err(_) => Ok(Status::NotBlessed),
+    }
+}
+
+fn same_json(a: &str, b: &str) -> bool {
+    match (serde_json::from_str::<serde_json::Value>(a), serde_json::from_str::<serde_json::Value>(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Compares a diagnosis with a case's labels, as `../shared/tools/score.py`
+/// does.
+pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
+    let crashed = diagnosis.verdict == Verdict::Crash;
+    match (labels.verdict.as_str(), crashed) {
+        ("no-crash", true) => return Status::FalseCrash,
+        ("no-crash", false) => return Status::Passed,
+        ("crash", false) => return Status::MissedCrash,
+        _ => {}
+    }
+    if labels.scorable.as_deref() == Some("verdict-only") {
+        return Status::Passed;
+    }
+    let causes: Vec<_> = diagnosis
+        .root_cause
+        .iter()
+        .chain(diagnosis.runs.iter().filter(|r| r.outcome == Outcome::Crash).filter_map(|r| r.root_cause.as_ref()))
+        .collect();
+    let accept: Vec<&String> = if labels.accept.is_empty() { labels.root_cause.iter().collect() } else { labels.accept.iter().collect() };
+    if !causes.iter().any(|c| accept.contains(&&c.category)) {
+        let mut got: Vec<String> = causes.iter().map(|c| c.category.clone()).collect();
+        got.dedup();
+        return Status::WrongCause(got);
+    }
+    let evidence_found =
+        causes.iter().flat_map(|c| &c.evidence).any(|e| labels.evidence.iter().any(|want| e.text.contains(want.as_str())));
+    if !evidence_found {
+        return Status::WrongEvidence;
+    }
+    Status::Passed
+}

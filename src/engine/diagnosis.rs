@@ -1,0 +1,199 @@
+//! The diagnosis: what the engine concludes, in the shape of the JSON
+//! contract (DESIGN.md, schema 1). The text report renders the same data.
+//!
+//! Keys are stable and output is deterministic: no absolute paths, no
+//! wall-clock time, vectors in input order.
+
+use serde::Serialize;
+
+/// The JSON schema version.
+pub const SCHEMA: u32 = 1;
+
+/// Did anything crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Some judged run crashed.
+    Crash,
+    /// No judged run crashed.
+    NoCrash,
+}
+
+/// How a run ended, or where it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// It died of a failure.
+    Crash,
+    /// It became ready or is serving, and nothing fatal happened.
+    Healthy,
+    /// It is starting up: not ready yet, nothing fatal.
+    Starting,
+    /// An operator stopped it.
+    Stopped,
+    /// Nothing tells.
+    Unknown,
+}
+
+impl Outcome {
+    /// The outcome's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Crash => "crash",
+            Outcome::Healthy => "healthy",
+            Outcome::Starting => "starting",
+            Outcome::Stopped => "stopped",
+            Outcome::Unknown => "unknown",
+        }
+    }
+}
+
+/// How sure the diagnosis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Confidence {
+    /// Only symptoms, or a traceback cut before its exception line.
+    Low,
+    /// A cause, but the log ends before any sign of the process dying.
+    Medium,
+    /// A cause and evidence that the process died of it.
+    High,
+}
+
+impl Confidence {
+    /// The confidence's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+/// A line that proves something, pointing back to the input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// Source name.
+    pub source: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// The line as the user reads it in the input.
+    pub text: String,
+}
+
+/// The root cause of a crashed run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RootCause {
+    /// Id of the rule that identified it; null when no rule did.
+    pub rule: Option<String>,
+    /// Category (TAXONOMY.md).
+    pub category: String,
+    /// One-line title.
+    pub title: String,
+    /// How sure.
+    pub confidence: Confidence,
+    /// What to do next.
+    pub hint: Option<String>,
+    /// The decisive line first, then supporting lines.
+    pub evidence: Vec<Evidence>,
+    /// True when a cause rule named it; false for `unknown` and for a
+    /// symptom standing in for a cause the log does not show (a SIGKILL
+    /// with no record of who sent it). Decides exit code 1 versus 3.
+    #[serde(skip)]
+    pub identified: bool,
+}
+
+/// A consequence of the root cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Symptom {
+    /// Rule id.
+    pub rule: String,
+    /// Rule category.
+    pub category: String,
+    /// Line number.
+    pub line: u64,
+    /// The line as printed.
+    pub text: String,
+    /// What explains it.
+    pub why: String,
+}
+
+/// A scary line that is not a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Benign {
+    /// Rule id.
+    pub rule: String,
+    /// Line number.
+    pub line: u64,
+    /// The line as printed.
+    pub text: String,
+    /// Why it is harmless.
+    pub why: String,
+}
+
+/// One launch of the program, judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Run {
+    /// Source name.
+    pub source: String,
+    /// First line of the run.
+    pub first_line: u64,
+    /// Last line of the run.
+    pub last_line: u64,
+    /// systemd unit, when the log names one.
+    pub unit: Option<String>,
+    /// How it ended or where it stands.
+    pub outcome: Outcome,
+    /// The start-up phase it reached last, if any.
+    pub phase: Option<String>,
+    /// Why it crashed.
+    pub root_cause: Option<RootCause>,
+    /// Consequences of the root cause.
+    pub symptoms: Vec<Symptom>,
+    /// Scary lines that are not failures.
+    pub benign: Vec<Benign>,
+    /// What the input lacks and how to get it.
+    pub notices: Vec<String>,
+}
+
+/// One source read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputSummary {
+    /// Source name.
+    pub name: String,
+    /// Lines read.
+    pub lines: u64,
+    /// Prefix formats seen.
+    pub formats: Vec<String>,
+    /// Problems reading it (cut lines, cut input).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+}
+
+/// The whole diagnosis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnosis {
+    /// Always [`SCHEMA`].
+    pub schema: u32,
+    /// Did anything crash.
+    pub verdict: Verdict,
+    /// The root cause of the latest crashed run.
+    pub root_cause: Option<RootCause>,
+    /// The sources read.
+    pub inputs: Vec<InputSummary>,
+    /// The runs judged, in input order.
+    pub runs: Vec<Run>,
+}
+
+impl Diagnosis {
+    /// The process exit code: 0 no crash, 1 crash with an identified root
+    /// cause, 3 crash whose root cause is not identified.
+    pub fn exit_code(&self) -> i32 {
+        match (self.verdict, &self.root_cause) {
+            (Verdict::NoCrash, _) => 0,
+            (Verdict::Crash, Some(cause)) if cause.identified => 1,
+            (Verdict::Crash, _) => 3,
+        }
+    }
+}

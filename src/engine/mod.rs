@@ -1,0 +1,309 @@
+//! The engine: events in, diagnosis out. Pure and incremental.
+//!
+//! [`Engine::feed`] takes events one at a time (in input order, as the
+//! [`crate::events::Grouper`] hands them out), matches the rules, splits the
+//! input into runs at start markers and boot boundaries, and keeps bounded
+//! state per run ([`run::RunState`]). [`Engine::diagnose`] can be called at
+//! any time and judges every run ([`judge`]): outcome, root cause,
+//! symptoms, benign lines, confidence.
+
+pub mod diagnosis;
+mod judge;
+mod run;
+
+use crate::events::{Event, EventKind, EventLine, LineRole};
+use crate::framing::{FormatSet, Separator};
+use crate::rules::{LineMatch, MarkerKind, Role, RuleSet};
+
+pub use diagnosis::Diagnosis;
+use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
+
+/// How to judge.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JudgeOptions {
+    /// Judge only the latest run of each source.
+    pub last_only: bool,
+}
+
+struct SourceState {
+    name: String,
+    lines: u64,
+    formats: FormatSet,
+    notices: Vec<String>,
+    runs: Vec<RunState>,
+    boot_pending: bool,
+}
+
+/// Reads events, remembers what matters, judges on demand.
+pub struct Engine<'r> {
+    rules: &'r RuleSet,
+    sources: Vec<SourceState>,
+    matches: Vec<LineMatch>,
+}
+
+impl<'r> Engine<'r> {
+    /// An engine using `rules`.
+    pub fn new(rules: &'r RuleSet) -> Self {
+        Engine { rules, sources: Vec::new(), matches: Vec::new() }
+    }
+
+    /// Starts a new source; following events belong to it.
+    pub fn begin_source(&mut self, name: &str) {
+        self.sources.push(SourceState {
+            name: name.to_string(),
+            lines: 0,
+            formats: FormatSet::default(),
+            notices: Vec::new(),
+            runs: Vec::new(),
+            boot_pending: false,
+        });
+    }
+
+    /// Counts a line read and the formats framing saw on it.
+    pub fn note_line(&mut self, number: u64, formats: FormatSet) {
+        if let Some(source) = self.sources.last_mut() {
+            source.lines = source.lines.max(number);
+            source.formats.extend(formats);
+        }
+    }
+
+    /// Records a problem with reading the current source.
+    pub fn note_input_problem(&mut self, notice: String) {
+        if let Some(source) = self.sources.last_mut() {
+            source.notices.push(notice);
+        }
+    }
+
+    /// Feeds one event of the current source.
+    pub fn feed(&mut self, event: &Event) {
+        if self.sources.is_empty() {
+            self.begin_source("-");
+        }
+        let rules = self.rules;
+        let source = self.sources.last_mut().expect("a source was begun");
+        match event.kind {
+            EventKind::Separator(Separator::Boot) => {
+                source.boot_pending = true;
+                return;
+            }
+            EventKind::Separator(Separator::Other) => return,
+            _ => {}
+        }
+        self.matches.clear();
+        rules.match_event(event, &mut self.matches);
+        let matches = &self.matches;
+
+        // The run this event belongs to.
+        let start_stage = matches
+            .iter()
+            .filter(|m| rules.rule(m.rule).marker == Some(MarkerKind::Start))
+            .map(|m| rules.rule(m.rule).stage)
+            .max();
+        let first = event.first_line();
+        let new_run = match source.runs.last() {
+            None => true,
+            Some(run) => source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s)),
+        };
+        if new_run {
+            source.runs.push(RunState::new(first));
+            source.boot_pending = false;
+        }
+        let run = source.runs.last_mut().expect("a run exists");
+        run.last_line = run.last_line.max(event.last_line());
+        if run.unit.is_none() {
+            run.unit = unit_of(event);
+        }
+
+        // Benign rules silence the other rules on the lines they match.
+        let benign_lines: Vec<usize> =
+            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
+        let silenced = |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
+
+        for m in matches {
+            let rule = rules.rule(m.rule);
+            if let Some(kind) = rule.marker {
+                run.add_marker(kind, event.lines[m.line].number, rule.stage, rule.phase.as_deref());
+            }
+        }
+
+        let mut seen_rules: Vec<usize> = Vec::new();
+        let best_cause = matches
+            .iter()
+            .filter(|m| rules.rule(m.rule).role == Role::Cause && !silenced(m))
+            .max_by_key(|m| {
+                let on_exception = event.lines[m.line].role == LineRole::Exception;
+                (rules.rule(m.rule).priority, on_exception, std::cmp::Reverse(m.line))
+            });
+        if let Some(m) = best_cause {
+            let rule = rules.rule(m.rule);
+            run.add_finding(finding(rules, event, m, None), rule.terminal);
+        }
+        for m in matches {
+            let rule = rules.rule(m.rule);
+            let wanted = match rule.role {
+                Role::Symptom | Role::Confirm => !silenced(m),
+                Role::Benign => true,
+                Role::Cause | Role::Marker => false,
+            };
+            if !wanted || seen_rules.contains(&m.rule) {
+                continue;
+            }
+            seen_rules.push(m.rule);
+            let silenced_rule = (rule.role == Role::Benign)
+                .then(|| matches.iter().find(|o| o.line == m.line && silenced(o)).map(|o| o.rule))
+                .flatten();
+            run.add_finding(finding(rules, event, m, silenced_rule), rule.terminal);
+        }
+
+        let benign_exception = matches
+            .iter()
+            .any(|m| rules.rule(m.rule).role == Role::Benign && event.lines[m.line].role == LineRole::Exception);
+        let is_failure = matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !benign_exception;
+        if best_cause.is_none() && is_failure {
+            run.add_failure(failure_of(event));
+        }
+        if event.kind == EventKind::Traceback && event.cut_by_end && event.missing_exception {
+            run.cut_traceback = Some(cut_traceback_of(event));
+        }
+    }
+
+    /// Judges what was read so far.
+    pub fn diagnose(&self, options: JudgeOptions) -> Diagnosis {
+        judge::diagnose(self.rules, &self.sources, options)
+    }
+}
+
+fn evidence_line(line: &EventLine) -> EvidenceLine {
+    EvidenceLine { line: line.number, text: line.text.clone() }
+}
+
+/// Builds a finding for match `m`, with supporting lines from its event:
+/// for a traceback, the exception line, the innermost frame and the line
+/// that announced the traceback.
+fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize>) -> Finding {
+    let rule = rules.rule(m.rule);
+    let line = &event.lines[m.line];
+    let mut evidence = vec![evidence_line(line)];
+    if event.kind == EventKind::Traceback && matches!(rule.role, Role::Cause | Role::Confirm | Role::Symptom) {
+        let before = &event.lines[..m.line];
+        if line.role == LineRole::ExceptionText {
+            if let Some(exception) = before.iter().rev().find(|l| l.role == LineRole::Exception) {
+                evidence.push(evidence_line(exception));
+            }
+        }
+        if let Some(frame) = before.iter().rev().find(|l| l.role == LineRole::Frame) {
+            evidence.push(evidence_line(frame));
+        }
+        if let Some(header) = event.lines.first().filter(|l| l.role == LineRole::TracebackHeader) {
+            if header.number != line.number {
+                evidence.push(evidence_line(header));
+            }
+        }
+    }
+    let pid = m
+        .captures
+        .iter()
+        .find(|(name, _)| name == "pid")
+        .and_then(|(_, v)| v.parse().ok())
+        .or(event.stream.pid);
+    Finding {
+        rule: m.rule,
+        role: rule.role,
+        line: line.number,
+        text: line.text.clone(),
+        message: line.message().trim().to_string(),
+        event_last: event.last_line(),
+        title: rule.render_title(&m.captures),
+        evidence,
+        pid,
+        count: 1,
+        silenced,
+    }
+}
+
+/// An unrecognised traceback or fatal-error dump, for the `unknown`
+/// fallback: the root exception of the chain is the decisive line.
+fn failure_of(event: &Event) -> Failure {
+    let exceptions: Vec<&EventLine> = event.exception_lines().collect();
+    let first = &event.lines[0];
+    let mut evidence = Vec::new();
+    let title = if let Some(root) = exceptions.first() {
+        evidence.push(evidence_line(root));
+        if let Some(last) = exceptions.last().filter(|l| l.number != root.number) {
+            evidence.push(evidence_line(last));
+        }
+        format!("Unrecognised failure: {}", shorten(root.message().trim(), 120))
+    } else if event.kind == EventKind::FaultDump {
+        evidence.push(evidence_line(first));
+        first.message().trim().to_string()
+    } else {
+        let frame = event.lines.iter().rev().find(|l| l.role == LineRole::Frame);
+        evidence.extend(frame.map(evidence_line));
+        match frame.and_then(|f| crate::events::traceback::parse_frame(f.message().trim())) {
+            Some(f) => format!(
+                "Traceback cut before its exception line (innermost frame: {})",
+                frame_place(f.file, f.line, f.function)
+            ),
+            None => "Traceback cut before its exception line".to_string(),
+        }
+    };
+    if first.role == LineRole::TracebackHeader && !evidence.iter().any(|e| e.line == first.number) {
+        evidence.push(evidence_line(first));
+    }
+    Failure { title, evidence, first_line: event.first_line(), last_line: event.last_line() }
+}
+
+fn cut_traceback_of(event: &Event) -> CutTraceback {
+    let frame = event.lines.iter().rev().find(|l| l.role == LineRole::Frame);
+    let innermost = frame
+        .and_then(|f| crate::events::traceback::parse_frame(f.message().trim()))
+        .map(|f| frame_place(f.file, f.line, f.function));
+    CutTraceback {
+        first_line: event.first_line(),
+        last_line: event.last_line(),
+        pid: event.stream.pid,
+        identifier: event.stream.identifier.clone(),
+        innermost,
+    }
+}
+
+/// `flashinfer/sampling.py:54 in get_sampling_module`: the path from the
+/// package down (after site-packages/dist-packages) keeps it readable.
+fn frame_place(file: &str, line: u32, function: &str) -> String {
+    let short = ["site-packages/", "dist-packages/"]
+        .iter()
+        .find_map(|marker| file.rsplit_once(marker).map(|(_, rest)| rest))
+        .unwrap_or(file);
+    format!("{short}:{line} in {function}")
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// The systemd unit an event is about: `sglang.service: Main process
+/// exited…` from PID 1 or a user manager, or `Started sglang.service - …`.
+fn unit_of(event: &Event) -> Option<String> {
+    let ident = event.stream.identifier.as_deref()?;
+    if ident != "systemd" {
+        return None;
+    }
+    let message = event.lines.first()?.message();
+    let head = message.split(": ").next().filter(|h| h.len() < message.len())?;
+    let candidate = if is_unit_name(head) {
+        head
+    } else {
+        let rest = message.strip_prefix("Started ").or_else(|| message.strip_prefix("Starting "))?;
+        rest.split([' ', '.']).next().map(|_| rest.split(" - ").next().unwrap_or(rest))?
+    };
+    is_unit_name(candidate).then(|| candidate.to_string())
+}
+
+fn is_unit_name(name: &str) -> bool {
+    const SUFFIXES: [&str; 7] = [".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target"];
+    !name.contains(' ') && SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len())
+}

@@ -1,0 +1,205 @@
+//! What the engine remembers about one run while it reads: bounded state
+//! (capped finding lists, a few line numbers), never the run's lines.
+
+use crate::rules::{MarkerKind, Role};
+
+/// The progress phase of a server doing its work (batches, requests).
+pub const SERVING: &str = "serving";
+
+/// Most findings kept per run and role; later ones are counted, not kept.
+pub const MAX_FINDINGS: usize = 64;
+
+/// A line of evidence: number and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// The line as printed.
+    pub text: String,
+}
+
+/// A rule matched an event.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Rule index in the rule set.
+    pub rule: usize,
+    /// The rule's role.
+    pub role: Role,
+    /// The decisive line.
+    pub line: u64,
+    /// The decisive line's text.
+    pub text: String,
+    /// The decisive line's message (prefixes removed): repeats of the same
+    /// message from other ranks or at other times count once.
+    pub message: String,
+    /// Last line of the event it was found in.
+    pub event_last: u64,
+    /// Rendered title.
+    pub title: String,
+    /// Lines that support it (the decisive line first).
+    pub evidence: Vec<EvidenceLine>,
+    /// Process id named in the line (`pid` capture) or of its writer.
+    pub pid: Option<u32>,
+    /// How many times the same rule matched the same text in this run.
+    pub count: u32,
+    /// For benign findings: the rule it silenced on the same line.
+    pub silenced: Option<usize>,
+}
+
+/// A failure no cause rule recognised: an uncaught traceback or a fatal
+/// error dump. The `unknown` fallback uses it.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Title for the report (`Uncaught KeyError: 'x'`).
+    pub title: String,
+    /// Decisive line first (the exception line), then context.
+    pub evidence: Vec<EvidenceLine>,
+    /// First line of the event.
+    pub first_line: u64,
+    /// Last line of the event.
+    pub last_line: u64,
+}
+
+/// A traceback that the end of the input cut before its exception line.
+#[derive(Debug, Clone)]
+pub struct CutTraceback {
+    /// First line of the traceback.
+    pub first_line: u64,
+    /// Last line read.
+    pub last_line: u64,
+    /// The writer's pid, for a `journalctl _PID=` hint.
+    pub pid: Option<u32>,
+    /// The journal identifier, if any.
+    pub identifier: Option<String>,
+    /// The innermost frame seen (`file:line in function`).
+    pub innermost: Option<String>,
+}
+
+/// One run's state.
+#[derive(Debug, Clone)]
+pub struct RunState {
+    /// First line.
+    pub first_line: u64,
+    /// Last line seen.
+    pub last_line: u64,
+    /// systemd unit named by its lines.
+    pub unit: Option<String>,
+    /// Highest start stage seen, if any start marker was.
+    pub max_stage: Option<u8>,
+    /// An exit marker or a terminal finding was seen.
+    pub ended: bool,
+    /// The run holds findings or markers (not only noise).
+    pub substantive: bool,
+    /// First ready marker.
+    pub ready_line: Option<u64>,
+    /// Last progress or ready marker.
+    pub last_progress: Option<u64>,
+    /// A progress marker of the `serving` phase was seen (batches, requests).
+    pub serving: bool,
+    /// First operator stop marker.
+    pub stop_line: Option<u64>,
+    /// Lines of exit markers and terminal findings.
+    pub terminal_lines: Vec<u64>,
+    /// Latest start-up phase.
+    pub phase: Option<String>,
+    /// Cause, confirm, symptom and benign findings, in line order.
+    pub findings: Vec<Finding>,
+    /// Findings not kept because of [`MAX_FINDINGS`].
+    pub dropped: u64,
+    /// Unrecognised failures, in line order (capped).
+    pub failures: Vec<Failure>,
+    /// A traceback cut by the end of input.
+    pub cut_traceback: Option<CutTraceback>,
+}
+
+impl RunState {
+    /// A run starting at `line`.
+    pub fn new(line: u64) -> Self {
+        RunState {
+            first_line: line,
+            last_line: line,
+            unit: None,
+            max_stage: None,
+            ended: false,
+            substantive: false,
+            ready_line: None,
+            last_progress: None,
+            serving: false,
+            stop_line: None,
+            terminal_lines: Vec::new(),
+            phase: None,
+            findings: Vec::new(),
+            dropped: 0,
+            failures: Vec::new(),
+            cut_traceback: None,
+        }
+    }
+
+    /// Does a start marker of `stage` begin a new run here? Yes when this
+    /// run already started at that stage or later (a relaunch), when it has
+    /// ended, or when it holds findings from before any start (the tail of
+    /// an earlier launch).
+    pub fn is_split_by_start(&self, stage: u8) -> bool {
+        match self.max_stage {
+            Some(seen) => seen >= stage || self.ended,
+            None => self.ended || self.substantive,
+        }
+    }
+
+    /// Records a marker at `line`.
+    pub fn add_marker(&mut self, kind: MarkerKind, line: u64, stage: u8, phase: Option<&str>) {
+        self.substantive = true;
+        match kind {
+            MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
+            MarkerKind::Ready => {
+                self.ready_line.get_or_insert(line);
+                self.last_progress = Some(line);
+            }
+            MarkerKind::Progress => self.last_progress = Some(line),
+            MarkerKind::Stop => {
+                self.stop_line.get_or_insert(line);
+            }
+            MarkerKind::Exit => {
+                self.ended = true;
+                self.terminal_lines.push(line);
+            }
+        }
+        if let Some(phase) = phase {
+            self.serving |= phase == SERVING;
+            self.phase = Some(phase.to_string());
+        }
+    }
+
+    /// Adds a finding, merging it with an earlier one of the same rule and
+    /// text (the same error printed again counts once).
+    pub fn add_finding(&mut self, finding: Finding, terminal: bool) {
+        self.substantive = true;
+        if terminal {
+            self.ended = true;
+            self.terminal_lines.push(finding.line);
+        }
+        if let Some(same) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.rule == finding.rule && f.message == finding.message)
+        {
+            same.count += 1;
+            return;
+        }
+        if self.findings.iter().filter(|f| f.role == finding.role).count() >= MAX_FINDINGS {
+            self.dropped += 1;
+            return;
+        }
+        let at = self.findings.partition_point(|f| f.line <= finding.line);
+        self.findings.insert(at, finding);
+    }
+
+    /// Adds an unrecognised failure (the first few and the latest are kept).
+    pub fn add_failure(&mut self, failure: Failure) {
+        self.substantive = true;
+        if self.failures.len() >= MAX_FINDINGS {
+            self.failures.pop();
+        }
+        self.failures.push(failure);
+    }
+}

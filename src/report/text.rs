@@ -1,0 +1,153 @@
+//! The text report: a headline per run, a summary table, then for each
+//! crashed run its root cause, evidence (line numbers, the decisive line
+//! marked `>`), hint, symptoms with what explains them, and notices.
+
+use std::fmt::Write as _;
+
+use comfy_table::{presets, ContentArrangement, Table};
+
+use super::escape::{clip, for_terminal};
+use crate::engine::diagnosis::{Diagnosis, Outcome, Run, Verdict};
+
+/// Longest log line shown in text output (JSON keeps whole lines).
+const MAX_SHOWN: usize = 240;
+/// Symptoms shown without `-v`.
+const SYMPTOMS_SHOWN: usize = 6;
+
+/// What the text report shows.
+#[derive(Debug, Clone, Default)]
+pub struct TextOptions {
+    /// Also show benign lines and every symptom.
+    pub verbose: bool,
+    /// Table width when not writing to a terminal.
+    pub width: Option<u16>,
+}
+
+/// Renders the whole report.
+pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
+    let mut out = String::new();
+    for run in &diagnosis.runs {
+        let _ = writeln!(out, "{}", headline(run));
+    }
+    if diagnosis.runs.is_empty() {
+        out.push_str("no lines to judge\n");
+    }
+    out.push('\n');
+    out.push_str(&summary_table(diagnosis, options));
+    out.push('\n');
+    for (index, run) in diagnosis.runs.iter().enumerate() {
+        let show = run.outcome == Outcome::Crash
+            || !run.notices.is_empty()
+            || (options.verbose && !run.benign.is_empty());
+        if show {
+            out.push('\n');
+            run_details(&mut out, index + 1, run, options);
+        }
+    }
+    for input in &diagnosis.inputs {
+        for notice in &input.notices {
+            let _ = writeln!(out, "\nnote: {}: {}", input.name, for_terminal(notice));
+        }
+    }
+    let verdict = match diagnosis.verdict {
+        Verdict::Crash => "crash",
+        Verdict::NoCrash => "no crash",
+    };
+    let _ = writeln!(out, "\nverdict: {verdict} (exit {})", diagnosis.exit_code());
+    out
+}
+
+fn place(run: &Run) -> String {
+    format!("{}:{}-{}", for_terminal(&run.source), run.first_line, run.last_line)
+}
+
+fn headline(run: &Run) -> String {
+    let detail = match (&run.root_cause, run.outcome) {
+        (Some(cause), _) => format!(
+            "{} [{}, {} confidence]",
+            for_terminal(&cause.title),
+            cause.category,
+            cause.confidence.name()
+        ),
+        (None, Outcome::Healthy) => "ready and serving, nothing fatal".to_string(),
+        (None, Outcome::Starting) => match &run.phase {
+            Some(phase) => format!("starting up ({phase}), not ready yet, nothing fatal"),
+            None => "starting up, not ready yet, nothing fatal".to_string(),
+        },
+        (None, Outcome::Stopped) => "stopped in an orderly way".to_string(),
+        (None, _) => "nothing tells whether it crashed".to_string(),
+    };
+    let outcome = if run.outcome == Outcome::Crash { "CRASH".to_string() } else { run.outcome.name().to_string() };
+    format!("{}  {outcome}  {detail}", place(run))
+}
+
+fn summary_table(diagnosis: &Diagnosis, options: &TextOptions) -> String {
+    let mut table = Table::new();
+    table.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_width(options.width.unwrap_or(120));
+    table.set_header(vec!["source", "run", "lines", "unit", "outcome", "root cause", "confidence"]);
+    for (index, run) in diagnosis.runs.iter().enumerate() {
+        let (category, confidence) = match &run.root_cause {
+            Some(c) => (c.category.clone(), c.confidence.name().to_string()),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        table.add_row(vec![
+            for_terminal(&run.source).into_owned(),
+            (index + 1).to_string(),
+            format!("{}-{}", run.first_line, run.last_line),
+            run.unit.as_deref().map_or_else(|| "-".to_string(), |u| for_terminal(u).into_owned()),
+            run.outcome.name().to_string(),
+            category,
+            confidence,
+        ]);
+    }
+    format!("{table}\n")
+}
+
+fn shown_line(text: &str) -> String {
+    clip(&for_terminal(text), MAX_SHOWN).into_owned()
+}
+
+fn run_details(out: &mut String, number: usize, run: &Run, options: &TextOptions) {
+    let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
+    let _ = writeln!(out, "Run {number}: {}{unit}: {}", place(run), run.outcome.name());
+    if let Some(cause) = &run.root_cause {
+        let _ = writeln!(out, "  Root cause: {}", for_terminal(&cause.title));
+        let rule = cause.rule.as_deref().unwrap_or("no rule");
+        let _ = writeln!(out, "              {rule} · {} · {} confidence", cause.category, cause.confidence.name());
+        out.push_str("  Evidence:\n");
+        let decisive = cause.evidence.first().map(|e| e.line);
+        let mut lines: Vec<_> = cause.evidence.iter().collect();
+        lines.sort_by_key(|e| e.line);
+        lines.dedup_by_key(|e| e.line);
+        for e in lines {
+            let mark = if Some(e.line) == decisive { '>' } else { ' ' };
+            let _ = writeln!(out, "  {mark} {:>6} │ {}", e.line, shown_line(&e.text));
+        }
+        if let Some(hint) = &cause.hint {
+            let _ = writeln!(out, "  Hint: {}", for_terminal(hint));
+        }
+    }
+    if !run.symptoms.is_empty() {
+        out.push_str("  Symptoms (consequences, not the cause):\n");
+        let limit = if options.verbose { usize::MAX } else { SYMPTOMS_SHOWN };
+        for s in run.symptoms.iter().take(limit) {
+            let _ = writeln!(out, "    {:>6} │ {}", s.line, shown_line(&s.text));
+            let _ = writeln!(out, "           └ {}: {}", s.rule, for_terminal(&s.why));
+        }
+        if run.symptoms.len() > limit {
+            let _ = writeln!(out, "    … {} more (-v shows all)", run.symptoms.len() - limit);
+        }
+    }
+    if options.verbose && !run.benign.is_empty() {
+        out.push_str("  Benign (scary but harmless):\n");
+        for b in &run.benign {
+            let _ = writeln!(out, "    {:>6} │ {}", b.line, shown_line(&b.text));
+            let _ = writeln!(out, "           └ {}: {}", b.rule, for_terminal(&b.why));
+        }
+    }
+    for notice in &run.notices {
+        let _ = writeln!(out, "  Notice: {}", for_terminal(notice));
+    }
+}

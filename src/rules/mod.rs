@@ -1,0 +1,301 @@
+//! Rules: what logdiag knows, as data.
+//!
+//! One TOML file per phenomenon (`rules/<area>/<id>.toml`, documented in
+//! `rules/README.md`). Built-in rules are embedded in the binary and loaded
+//! by the same code as `--rules DIR` ([`load`]). A rule has a role:
+//!
+//! - `cause`: can be a root cause;
+//! - `symptom`: a consequence; alone it never names a cause;
+//! - `confirm`: evidence that turns a symptom into a cause;
+//! - `benign`: scary but harmless; silences other rules on the same line;
+//! - `marker`: lifecycle (start, ready, progress, stop, exit).
+//!
+//! [`RuleSet::match_event`] finds every line of an event that a rule
+//! matches; judging those matches is the engine's job.
+
+pub mod category;
+pub mod check;
+pub mod load;
+mod schema;
+
+use regex::{Regex, RegexSet};
+
+use crate::events::{Event, LineRole};
+use crate::framing::Level;
+
+pub use load::{LoadOptions, RuleError};
+
+/// What a rule's finding means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Can be a root cause.
+    Cause,
+    /// Evidence that turns a symptom into a cause.
+    Confirm,
+    /// A consequence of a failure.
+    Symptom,
+    /// Scary but harmless.
+    Benign,
+    /// A lifecycle event.
+    Marker,
+}
+
+impl Role {
+    /// The role's name in rule files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Cause => "cause",
+            Role::Confirm => "confirm",
+            Role::Symptom => "symptom",
+            Role::Benign => "benign",
+            Role::Marker => "marker",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Role> {
+        Some(match name {
+            "cause" => Role::Cause,
+            "confirm" => Role::Confirm,
+            "symptom" => Role::Symptom,
+            "benign" => Role::Benign,
+            "marker" => Role::Marker,
+            _ => return None,
+        })
+    }
+}
+
+/// The lifecycle event a marker rule records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A launch begins (a new run may start here).
+    Start,
+    /// The server is ready to serve.
+    Ready,
+    /// Work is getting done: start-up phases, batches, requests.
+    Progress,
+    /// An operator asked the program to stop.
+    Stop,
+    /// The program or unit ended (cleanly or not).
+    Exit,
+}
+
+impl MarkerKind {
+    /// The kind's name in rule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkerKind::Start => "start",
+            MarkerKind::Ready => "ready",
+            MarkerKind::Progress => "progress",
+            MarkerKind::Stop => "stop",
+            MarkerKind::Exit => "exit",
+        }
+    }
+
+    fn parse(name: &str) -> Option<MarkerKind> {
+        Some(match name {
+            "start" => MarkerKind::Start,
+            "ready" => MarkerKind::Ready,
+            "progress" => MarkerKind::Progress,
+            "stop" => MarkerKind::Stop,
+            "exit" => MarkerKind::Exit,
+            _ => return None,
+        })
+    }
+}
+
+/// The compiled match conditions of a rule.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    /// Regex on a line's message.
+    pub message: Regex,
+    /// Regex the message must not match.
+    pub not: Option<Regex>,
+    /// Anchored regex on the exception type (whole or last dotted part).
+    pub exception: Option<Regex>,
+    /// Regex on some frame line of the event.
+    pub frame: Option<Regex>,
+    /// Anchored regex on the stream's identifier.
+    pub identifier: Option<Regex>,
+    /// Levels the line must carry; empty means any.
+    pub levels: Vec<Level>,
+}
+
+/// A loaded, compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Unique id, `area.name`.
+    pub id: String,
+    /// The file it came from (`rules/flashinfer/arch-check.toml`).
+    pub file: String,
+    /// Its role.
+    pub role: Role,
+    /// Its category (TAXONOMY.md), if any.
+    pub category: Option<String>,
+    /// Title template (`{name}` → named capture).
+    pub title: String,
+    /// What to do next.
+    pub hint: Option<String>,
+    /// What the line means when something else explains it.
+    pub why: Option<String>,
+    /// Tie-breaker among rules matching one event.
+    pub priority: i32,
+    /// The matched line records a death.
+    pub terminal: bool,
+    /// Indices of rules whose findings this rule's finding explains.
+    pub explains: Vec<usize>,
+    /// For confirm rules: indices of the symptoms it confirms.
+    pub confirms: Vec<usize>,
+    /// For marker rules: the kind.
+    pub marker: Option<MarkerKind>,
+    /// For start markers: the launch stage (0 unit starting, 1 unit
+    /// started, 2 program launch).
+    pub stage: u8,
+    /// For progress markers: the start-up phase.
+    pub phase: Option<String>,
+    /// Match conditions.
+    pub matcher: Matcher,
+    /// Excerpts that must match.
+    pub samples: Vec<String>,
+    /// Excerpts that must not match.
+    pub counter_samples: Vec<String>,
+}
+
+impl Rule {
+    /// The title with `{name}` placeholders filled from `captures`.
+    pub fn render_title(&self, captures: &[(String, String)]) -> String {
+        let mut out = String::with_capacity(self.title.len());
+        let mut rest = self.title.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else { break };
+            out.push_str(&rest[..open]);
+            let name = &rest[open + 1..open + close];
+            match captures.iter().find(|(n, _)| n == name) {
+                Some((_, value)) => out.push_str(value),
+                None => out.push('?'),
+            }
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// One rule matching one line of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineMatch {
+    /// Index of the rule in its [`RuleSet`].
+    pub rule: usize,
+    /// Index of the line in the event.
+    pub line: usize,
+    /// Named captures of the message regex.
+    pub captures: Vec<(String, String)>,
+}
+
+/// A set of compiled rules with a prefilter over their message regexes.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    prefilter: RegexSet,
+}
+
+impl RuleSet {
+    /// Builds a set from compiled rules (ids already checked unique).
+    pub fn new(rules: Vec<Rule>) -> Result<Self, regex::Error> {
+        let prefilter = RegexSet::new(rules.iter().map(|r| r.matcher.message.as_str()))?;
+        Ok(RuleSet { rules, prefilter })
+    }
+
+    /// The built-in rules. They are checked by `cargo test`, so failing to
+    /// load them is a bug, reported as an error rather than a panic.
+    pub fn builtin() -> Result<Self, Vec<RuleError>> {
+        load::load(&LoadOptions { builtin: true, dirs: Vec::new() })
+    }
+
+    /// All rules, in id order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The rule at `index`.
+    pub fn rule(&self, index: usize) -> &Rule {
+        &self.rules[index]
+    }
+
+    /// Finds a rule by id.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.rules.iter().position(|r| r.id == id)
+    }
+
+    /// Appends every (rule, line) match in `event` to `out`, in line order.
+    pub fn match_event(&self, event: &Event, out: &mut Vec<LineMatch>) {
+        for (index, line) in event.lines.iter().enumerate() {
+            let message = line.message();
+            if message.is_empty() {
+                continue;
+            }
+            for rule in self.prefilter.matches(message).iter() {
+                if let Some(m) = self.match_line(rule, event, index) {
+                    out.push(m);
+                }
+            }
+        }
+    }
+
+    /// Matches only rule `rule` against `event` (used by rule self-tests).
+    pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
+        for index in 0..event.lines.len() {
+            if let Some(m) = self.match_line(rule, event, index) {
+                out.push(m);
+            }
+        }
+    }
+
+    fn match_line(&self, rule_index: usize, event: &Event, index: usize) -> Option<LineMatch> {
+        let rule = &self.rules[rule_index];
+        let m = &rule.matcher;
+        let line = &event.lines[index];
+        let message = line.message();
+        if let Some(not) = &m.not {
+            if not.is_match(message) {
+                return None;
+            }
+        }
+        if !m.levels.is_empty() && !line.level.is_some_and(|l| m.levels.contains(&l)) {
+            return None;
+        }
+        if let Some(exception) = &m.exception {
+            if !matches!(line.role, LineRole::Exception | LineRole::ExceptionText) {
+                return None;
+            }
+            let name = event.exception_type_at(index)?;
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if !(exception.is_match(name) || exception.is_match(last)) {
+                return None;
+            }
+        }
+        if let Some(identifier) = &m.identifier {
+            if !event.stream.identifier.as_deref().is_some_and(|i| identifier.is_match(i)) {
+                return None;
+            }
+        }
+        if let Some(frame) = &m.frame {
+            let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
+            if !any {
+                return None;
+            }
+        }
+        let captures = match m.message.captures(message) {
+            Some(caps) => m
+                .message
+                .capture_names()
+                .flatten()
+                .filter_map(|name| caps.name(name).map(|v| (name.to_string(), v.as_str().to_string())))
+                .collect(),
+            None => return None,
+        };
+        Some(LineMatch { rule: rule_index, line: index, captures })
+    }
+}
+
+#[cfg(test)]
+mod tests;
