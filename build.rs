@@ -14,8 +14,15 @@ fn main() {
     let mut out = String::from("/// Built-in rule files: (path under rules/, contents).\npub static BUILTIN_RULES: &[(&str, &str)] = &[\n");
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
-        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-        out.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", path.display().to_string()));
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        out.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
     }
     out.push_str("];\n");
     let dest = PathBuf::from(env::var("OUT_DIR").unwrap()).join("builtin_rules.rs");
@@ -23,7 +30,9 @@ fn main() {
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {

@@ -85,7 +85,9 @@ pub fn feed_source<R: BufRead>(engine: &mut Engine<'_>, name: &str, reader: R) -
     }
     match summary.error {
         Some(e) => {
-            engine.note_input_problem(format!("reading stopped early: {e}; the diagnosis covers what was read"));
+            engine.note_input_problem(format!(
+                "reading stopped early: {e}; the diagnosis covers what was read"
+            ));
             Err(e)
         }
         None => Ok(()),
@@ -143,7 +145,10 @@ mod tests {
 
     #[test]
     fn colour_and_title_sequences_are_removed() {
-        assert_eq!(without_escapes("\x1b[32mINFO\x1b[0m 05-25 x"), "INFO 05-25 x");
+        assert_eq!(
+            without_escapes("\x1b[32mINFO\x1b[0m 05-25 x"),
+            "INFO 05-25 x"
+        );
         assert_eq!(without_escapes("a\x1b]0;title\x07b"), "ab");
         assert_eq!(without_escapes("a\x1b]0;title\x1b\\b"), "ab");
         assert_eq!(without_escapes("plain"), "plain");

@@ -6,11 +6,19 @@ use std::path::Path;
 use super::{load_rules, write_line, Failure, RuleArgs};
 use crate::corpus::{check_case, find_cases, Status};
 
-pub(super) fn run(dir: &Path, bless: bool, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+pub(super) fn run(
+    dir: &Path,
+    bless: bool,
+    args: &RuleArgs,
+    out: &mut dyn Write,
+) -> Result<i32, Failure> {
     let rules = load_rules(args)?;
     let cases = find_cases(dir).map_err(|e| Failure::Message(format!("{}: {e}", dir.display())))?;
     if cases.is_empty() {
-        return Err(Failure::Message(format!("{}: no cases (folders with input.log and case.json)", dir.display())));
+        return Err(Failure::Message(format!(
+            "{}: no cases (folders with input.log and case.json)",
+            dir.display()
+        )));
     }
     let mut failed = 0;
     for case in &cases {
@@ -21,6 +29,13 @@ pub(super) fn run(dir: &Path, bless: bool, args: &RuleArgs, out: &mut dyn Write)
         write_line(out, &format!("{:<40} {}", result.name, result.status))?;
     }
     let verb = if bless { "blessed" } else { "passed" };
-    write_line(out, &format!("\n{} cases: {} {verb}, {failed} failed", cases.len(), cases.len() - failed))?;
+    write_line(
+        out,
+        &format!(
+            "\n{} cases: {} {verb}, {failed} failed",
+            cases.len(),
+            cases.len() - failed
+        ),
+    )?;
     Ok(if failed == 0 { 0 } else { 1 })
 }

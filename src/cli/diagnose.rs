@@ -28,11 +28,19 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
         // in the report; what was read is still diagnosed.
         let _ = feed_source(&mut engine, &source.name, reader);
     }
-    let diagnosis = engine.diagnose(JudgeOptions { last_only: args.last });
+    let diagnosis = engine.diagnose(JudgeOptions {
+        last_only: args.last,
+    });
     let code = diagnosis.exit_code();
     let written = match args.format {
         OutputFormat::Json => write_json(out, &diagnosis),
-        OutputFormat::Text => write_text(out, &diagnosis, &TextOptions { verbose: args.verbose, width: None }),
+        OutputFormat::Text => write_text(
+            out,
+            &diagnosis,
+            &TextOptions {
+                verbose: args.verbose,
+            },
+        ),
     };
     match written {
         Ok(()) => Ok(code),

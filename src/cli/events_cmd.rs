@@ -45,10 +45,15 @@ struct EventJson<'a> {
 }
 
 pub(super) fn run(path: &str, out: &mut dyn Write) -> Result<i32, Failure> {
-    let sources = collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
+    let sources =
+        collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
     for source in &sources {
         let reader = open(source).map_err(|e| Failure::Message(e.to_string()))?;
-        let summary = read_events(reader, |_, _| {}, |event| write_event(out, &source.name, event))?;
+        let summary = read_events(
+            reader,
+            |_, _| {},
+            |event| write_event(out, &source.name, event),
+        )?;
         if let Some(e) = summary.error {
             return Err(Failure::Message(format!("{}: {e}", source.name)));
         }
@@ -69,9 +74,21 @@ fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Res
         .iter()
         .filter(|l| l.role == LineRole::Frame)
         .filter_map(|l| parse_frame(l.message().trim()))
-        .map(|f| FrameJson { file: f.file, line: f.line, function: f.function })
+        .map(|f| FrameJson {
+            file: f.file,
+            line: f.line,
+            function: f.function,
+        })
         .collect();
-    let lines = event.lines.iter().map(|l| LineJson { line: l.number, role: role_name(l.role), message: l.message() }).collect();
+    let lines = event
+        .lines
+        .iter()
+        .map(|l| LineJson {
+            line: l.number,
+            role: role_name(l.role),
+            message: l.message(),
+        })
+        .collect();
     let json = EventJson {
         source,
         line: event.first_line(),

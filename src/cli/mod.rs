@@ -181,12 +181,18 @@ impl From<io::Error> for Failure {
 
 /// Loads built-in and user rules; prints every rule error and fails.
 fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
-    let options = LoadOptions { builtin: !args.no_default_rules, dirs: args.rules.clone() };
+    let options = LoadOptions {
+        builtin: !args.no_default_rules,
+        dirs: args.rules.clone(),
+    };
     crate::rules::load::load(&options).map_err(|errors| {
         for e in &errors {
             eprintln!("{e}");
         }
-        Failure::Message(format!("{} problem(s) in rule files; no diagnosis made", errors.len()))
+        Failure::Message(format!(
+            "{} problem(s) in rule files; no diagnosis made",
+            errors.len()
+        ))
     })
 }
 

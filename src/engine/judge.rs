@@ -18,7 +18,8 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, SCHEMA,
+    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom,
+    Verdict, SCHEMA,
 };
 use super::run::{EvidenceLine, Finding, RunState};
 use super::{JudgeOptions, SourceState};
@@ -27,25 +28,44 @@ use crate::rules::{category, Role, RuleSet};
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
-pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: JudgeOptions) -> Diagnosis {
+pub(super) fn diagnose(
+    rules: &RuleSet,
+    sources: &[SourceState],
+    options: JudgeOptions,
+) -> Diagnosis {
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
     for source in sources {
         inputs.push(InputSummary {
             name: source.name.clone(),
             lines: source.lines,
-            formats: source.formats.iter().map(|f| f.name().to_string()).collect(),
+            formats: source
+                .formats
+                .iter()
+                .map(|f| f.name().to_string())
+                .collect(),
             notices: source.notices.clone(),
         });
-        let skip = if options.last_only { source.runs.len().saturating_sub(1) } else { 0 };
+        let skip = if options.last_only {
+            source.runs.len().saturating_sub(1)
+        } else {
+            0
+        };
         for state in &source.runs[skip..] {
             runs.push(judge_run(rules, &source.name, state));
         }
     }
-    let crashed: Vec<&Run> = runs.iter().filter(|r| r.outcome == Outcome::Crash).collect();
+    let crashed: Vec<&Run> = runs
+        .iter()
+        .filter(|r| r.outcome == Outcome::Crash)
+        .collect();
     Diagnosis {
         schema: SCHEMA,
-        verdict: if crashed.is_empty() { Verdict::NoCrash } else { Verdict::Crash },
+        verdict: if crashed.is_empty() {
+            Verdict::NoCrash
+        } else {
+            Verdict::Crash
+        },
         root_cause: crashed.last().and_then(|r| r.root_cause.clone()),
         inputs,
         runs,
@@ -68,7 +88,10 @@ fn standing(run: &RunState, finding: &Finding) -> Standing {
         return Standing::AfterStop(stop);
     }
     if let Some(progress) = run.last_progress.filter(|&p| p > finding.event_last) {
-        let interrupted = run.terminal_lines.iter().any(|&t| t >= finding.line && t >= progress);
+        let interrupted = run
+            .terminal_lines
+            .iter()
+            .any(|&t| t >= finding.line && t >= progress);
         if !interrupted {
             return Standing::Survived(progress);
         }
@@ -90,7 +113,14 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         notices: Vec::new(),
     };
     let evidence = |lines: &[EvidenceLine]| -> Vec<Evidence> {
-        lines.iter().map(|e| Evidence { source: source.to_string(), line: e.line, text: e.text.clone() }).collect()
+        lines
+            .iter()
+            .map(|e| Evidence {
+                source: source.to_string(),
+                line: e.line,
+                text: e.text.clone(),
+            })
+            .collect()
     };
 
     let mut active: Vec<&Finding> = Vec::new();
@@ -98,7 +128,11 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         if f.role == Role::Benign {
             let rule = rules.rule(f.rule);
             let why = match f.silenced {
-                Some(other) => format!("{} (not {})", rule.why.as_deref().unwrap_or(""), rules.rule(other).id),
+                Some(other) => format!(
+                    "{} (not {})",
+                    rule.why.as_deref().unwrap_or(""),
+                    rules.rule(other).id
+                ),
                 None => rule.why.clone().unwrap_or_default(),
             };
             result.benign.push(benign(rules, f, why));
@@ -107,11 +141,13 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         match standing(run, f) {
             Standing::Active => active.push(f),
             Standing::Survived(line) => {
-                let why = format!("the run kept making progress after it (line {line}), so it was not fatal");
+                let why = format!(
+                    "the run kept making progress after it (line {line}), so it was not fatal"
+                );
                 result.benign.push(benign(rules, f, why));
             }
             Standing::AfterStop(line) => {
-                let why = format!("a consequence of the orderly stop requested at line {line}");
+                let why = format!("a consequence of the orderly stop seen at line {line}");
                 result.benign.push(benign(rules, f, why));
             }
         }
@@ -122,7 +158,11 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         .filter(|f| {
             let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
             let survived = run.last_progress.is_some_and(|p| {
-                p > f.last_line && !run.terminal_lines.iter().any(|&t| t >= f.first_line && t >= p)
+                p > f.last_line
+                    && !run
+                        .terminal_lines
+                        .iter()
+                        .any(|&t| t >= f.first_line && t >= p)
             });
             !after_stop && !survived
         })
@@ -138,20 +178,36 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         let died = run.terminal_lines.iter().any(|&t| t >= root.line);
         let mut lines = root.evidence.clone();
         if let Some(symptom) = confirmed {
-            lines.push(EvidenceLine { line: symptom.line, text: symptom.text.clone() });
+            lines.push(EvidenceLine {
+                line: symptom.line,
+                text: symptom.text.clone(),
+            });
         }
         let corroborating = active
             .iter()
+            .filter(|f| matches!(f.role, Role::Cause | Role::Confirm))
             .filter(|f| !std::ptr::eq(**f, root) && rules.rule(f.rule).category == rule.category)
             .filter(|f| !lines.iter().any(|l| l.line == f.line))
             .take(MAX_CORROBORATING);
-        let corroborating: Vec<_> = corroborating.map(|f| EvidenceLine { line: f.line, text: f.text.clone() }).collect();
+        let corroborating: Vec<_> = corroborating
+            .map(|f| EvidenceLine {
+                line: f.line,
+                text: f.text.clone(),
+            })
+            .collect();
         lines.extend(corroborating);
         result.root_cause = Some(RootCause {
             rule: Some(rule.id.clone()),
-            category: rule.category.clone().unwrap_or_else(|| category::UNKNOWN.to_string()),
+            category: rule
+                .category
+                .clone()
+                .unwrap_or_else(|| category::UNKNOWN.to_string()),
             title: root.title.clone(),
-            confidence: if died { Confidence::High } else { Confidence::Medium },
+            confidence: if died {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
             hint: rule.hint.clone(),
             evidence: evidence(&lines),
             identified: true,
@@ -159,7 +215,10 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         result.outcome = Outcome::Crash;
         let label = format!("{} (line {})", rule.id, root.line);
         let in_evidence = |f: &Finding| lines.iter().any(|l| l.line == f.line);
-        for f in active.iter().filter(|f| !std::ptr::eq(**f, root) && !in_evidence(f)) {
+        for f in active
+            .iter()
+            .filter(|f| !std::ptr::eq(**f, root) && !in_evidence(f))
+        {
             result.symptoms.push(symptom(rules, f, &label));
         }
         return result;
@@ -168,7 +227,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
     if let Some(stop) = run.stop_line {
         result.outcome = Outcome::Stopped;
         for f in &active {
-            let why = format!("a consequence of the orderly stop requested at line {stop}");
+            let why = format!("a consequence of the orderly stop seen at line {stop}");
             result.benign.push(benign(rules, f, why));
         }
         return result;
@@ -176,9 +235,14 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
 
     // Fallback: the earliest unexplained symptom or unrecognised failure.
     let explained = |f: &Finding| {
-        active.iter().any(|other| !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule))
+        active.iter().any(|other| {
+            !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule)
+        })
     };
-    let symptom_candidate = active.iter().copied().find(|f| f.role == Role::Symptom && !explained(f));
+    let symptom_candidate = active
+        .iter()
+        .copied()
+        .find(|f| f.role == Role::Symptom && !explained(f));
     let failure_candidate = failures.first().copied();
     let use_failure = match (symptom_candidate, failure_candidate) {
         (Some(s), Some(f)) => f.first_line <= s.line,
@@ -213,7 +277,10 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         let rule = rules.rule(root.rule);
         result.root_cause = Some(RootCause {
             rule: Some(rule.id.clone()),
-            category: rule.category.clone().unwrap_or_else(|| category::UNKNOWN.to_string()),
+            category: rule
+                .category
+                .clone()
+                .unwrap_or_else(|| category::UNKNOWN.to_string()),
             title: root.title.clone(),
             confidence: Confidence::Low,
             hint: rule.hint.clone().or_else(|| rule.why.clone()),
@@ -242,7 +309,10 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
 
 /// The root cause among active findings: the earliest cause, or confirm
 /// whose symptom is present; with the confirmed symptom, if any.
-fn select_root<'f>(rules: &RuleSet, active: &[&'f Finding]) -> Option<(&'f Finding, Option<&'f Finding>)> {
+fn select_root<'f>(
+    rules: &RuleSet,
+    active: &[&'f Finding],
+) -> Option<(&'f Finding, Option<&'f Finding>)> {
     let mut best: Option<(&Finding, Option<&Finding>)> = None;
     for f in active {
         let candidate = match f.role {
@@ -251,7 +321,10 @@ fn select_root<'f>(rules: &RuleSet, active: &[&'f Finding]) -> Option<(&'f Findi
                 let confirms = &rules.rule(f.rule).confirms;
                 active
                     .iter()
-                    .find(|s| confirms.contains(&s.rule) && (s.pid.is_none() || f.pid.is_none() || s.pid == f.pid))
+                    .find(|s| {
+                        confirms.contains(&s.rule)
+                            && (s.pid.is_none() || f.pid.is_none() || s.pid == f.pid)
+                    })
                     .map(|s| (*f, Some(*s)))
             }
             _ => None,
@@ -259,7 +332,9 @@ fn select_root<'f>(rules: &RuleSet, active: &[&'f Finding]) -> Option<(&'f Findi
         let Some(candidate) = candidate else { continue };
         let better = match best {
             None => true,
-            Some((b, _)) => (f.line, -rules.rule(f.rule).priority) < (b.line, -rules.rule(b.rule).priority),
+            Some((b, _)) => {
+                (f.line, -rules.rule(f.rule).priority) < (b.line, -rules.rule(b.rule).priority)
+            }
         };
         if better {
             best = Some(candidate);
@@ -277,7 +352,10 @@ fn symptom(rules: &RuleSet, f: &Finding, explained_by: &str) -> Symptom {
     };
     Symptom {
         rule: rule.id.clone(),
-        category: rule.category.clone().unwrap_or_else(|| category::UNKNOWN.to_string()),
+        category: rule
+            .category
+            .clone()
+            .unwrap_or_else(|| category::UNKNOWN.to_string()),
         line: f.line,
         text: f.text.clone(),
         why,
@@ -285,7 +363,12 @@ fn symptom(rules: &RuleSet, f: &Finding, explained_by: &str) -> Symptom {
 }
 
 fn benign(rules: &RuleSet, f: &Finding, why: String) -> Benign {
-    Benign { rule: rules.rule(f.rule).id.clone(), line: f.line, text: f.text.clone(), why }
+    Benign {
+        rule: rules.rule(f.rule).id.clone(),
+        line: f.line,
+        text: f.text.clone(),
+        why,
+    }
 }
 
 fn cut_notice(source: &str, cut: &super::run::CutTraceback) -> String {

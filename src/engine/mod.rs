@@ -44,7 +44,11 @@ pub struct Engine<'r> {
 impl<'r> Engine<'r> {
     /// An engine using `rules`.
     pub fn new(rules: &'r RuleSet) -> Self {
-        Engine { rules, sources: Vec::new(), matches: Vec::new() }
+        Engine {
+            rules,
+            sources: Vec::new(),
+            matches: Vec::new(),
+        }
     }
 
     /// Starts a new source; following events belong to it.
@@ -102,7 +106,9 @@ impl<'r> Engine<'r> {
         let first = event.first_line();
         let new_run = match source.runs.last() {
             None => true,
-            Some(run) => source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s)),
+            Some(run) => {
+                source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s))
+            }
         };
         if new_run {
             source.runs.push(RunState::new(first));
@@ -115,14 +121,24 @@ impl<'r> Engine<'r> {
         }
 
         // Benign rules silence the other rules on the lines they match.
-        let benign_lines: Vec<usize> =
-            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
-        let silenced = |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
+        let benign_lines: Vec<usize> = matches
+            .iter()
+            .filter(|m| rules.rule(m.rule).role == Role::Benign)
+            .map(|m| m.line)
+            .collect();
+        let silenced = |m: &LineMatch| {
+            rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line)
+        };
 
         for m in matches {
             let rule = rules.rule(m.rule);
             if let Some(kind) = rule.marker {
-                run.add_marker(kind, event.lines[m.line].number, rule.stage, rule.phase.as_deref());
+                run.add_marker(
+                    kind,
+                    event.lines[m.line].number,
+                    rule.stage,
+                    rule.phase.as_deref(),
+                );
             }
         }
 
@@ -132,7 +148,11 @@ impl<'r> Engine<'r> {
             .filter(|m| rules.rule(m.rule).role == Role::Cause && !silenced(m))
             .max_by_key(|m| {
                 let on_exception = event.lines[m.line].role == LineRole::Exception;
-                (rules.rule(m.rule).priority, on_exception, std::cmp::Reverse(m.line))
+                (
+                    rules.rule(m.rule).priority,
+                    on_exception,
+                    std::cmp::Reverse(m.line),
+                )
             });
         if let Some(m) = best_cause {
             let rule = rules.rule(m.rule);
@@ -150,19 +170,26 @@ impl<'r> Engine<'r> {
             }
             seen_rules.push(m.rule);
             let silenced_rule = (rule.role == Role::Benign)
-                .then(|| matches.iter().find(|o| o.line == m.line && silenced(o)).map(|o| o.rule))
+                .then(|| {
+                    matches
+                        .iter()
+                        .find(|o| o.line == m.line && silenced(o))
+                        .map(|o| o.rule)
+                })
                 .flatten();
             run.add_finding(finding(rules, event, m, silenced_rule), rule.terminal);
         }
 
-        let benign_exception = matches
-            .iter()
-            .any(|m| rules.rule(m.rule).role == Role::Benign && event.lines[m.line].role == LineRole::Exception);
-        let is_failure = matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !benign_exception;
+        let benign_exception = matches.iter().any(|m| {
+            rules.rule(m.rule).role == Role::Benign
+                && event.lines[m.line].role == LineRole::Exception
+        });
+        let is_failure =
+            matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !benign_exception;
         if best_cause.is_none() && is_failure {
             run.add_failure(failure_of(event));
         }
-        if event.kind == EventKind::Traceback && event.cut_by_end && event.missing_exception {
+        if event.kind == EventKind::Traceback && event.cut_by_end {
             run.cut_traceback = Some(cut_traceback_of(event));
         }
     }
@@ -174,7 +201,10 @@ impl<'r> Engine<'r> {
 }
 
 fn evidence_line(line: &EventLine) -> EvidenceLine {
-    EvidenceLine { line: line.number, text: line.text.clone() }
+    EvidenceLine {
+        line: line.number,
+        text: line.text.clone(),
+    }
 }
 
 /// Builds a finding for match `m`, with supporting lines from its event:
@@ -184,20 +214,34 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
     let mut evidence = vec![evidence_line(line)];
-    if event.kind == EventKind::Traceback && matches!(rule.role, Role::Cause | Role::Confirm | Role::Symptom) {
+    let explains_failure = matches!(rule.role, Role::Cause | Role::Confirm | Role::Symptom);
+    if event.kind == EventKind::Traceback && explains_failure {
         let before = &event.lines[..m.line];
         if line.role == LineRole::ExceptionText {
             if let Some(exception) = before.iter().rev().find(|l| l.role == LineRole::Exception) {
                 evidence.push(evidence_line(exception));
             }
         }
-        if let Some(frame) = before.iter().rev().find(|l| l.role == LineRole::Frame) {
-            evidence.push(evidence_line(frame));
-        }
-        if let Some(header) = event.lines.first().filter(|l| l.role == LineRole::TracebackHeader) {
-            if header.number != line.number {
-                evidence.push(evidence_line(header));
+        let mut frames = before.iter().rev().filter(|l| l.role == LineRole::Frame);
+        if let Some(innermost) = frames.next() {
+            evidence.push(evidence_line(innermost));
+            // Below a standard-library frame (subprocess.run…), the frame of
+            // the code that called it says more.
+            if is_stdlib_frame(innermost.message()) {
+                if let Some(caller) = frames.find(|l| !is_stdlib_frame(l.message())) {
+                    evidence.push(evidence_line(caller));
+                }
             }
+        }
+    }
+    if explains_failure && m.line > 0 {
+        // The line that opened the event: a traceback's announcement, or the
+        // first line of a message that continues on indented lines.
+        let first = &event.lines[0];
+        if matches!(first.role, LineRole::TracebackHeader | LineRole::Text)
+            && first.number != line.number
+        {
+            evidence.push(evidence_line(first));
         }
     }
     let pid = m
@@ -232,7 +276,10 @@ fn failure_of(event: &Event) -> Failure {
         if let Some(last) = exceptions.last().filter(|l| l.number != root.number) {
             evidence.push(evidence_line(last));
         }
-        format!("Unrecognised failure: {}", shorten(root.message().trim(), 120))
+        format!(
+            "Unrecognised failure: {}",
+            shorten(root.message().trim(), 120)
+        )
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         first.message().trim().to_string()
@@ -250,7 +297,12 @@ fn failure_of(event: &Event) -> Failure {
     if first.role == LineRole::TracebackHeader && !evidence.iter().any(|e| e.line == first.number) {
         evidence.push(evidence_line(first));
     }
-    Failure { title, evidence, first_line: event.first_line(), last_line: event.last_line() }
+    Failure {
+        title,
+        evidence,
+        first_line: event.first_line(),
+        last_line: event.last_line(),
+    }
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {
@@ -265,6 +317,15 @@ fn cut_traceback_of(event: &Event) -> CutTraceback {
         identifier: event.stream.identifier.clone(),
         innermost,
     }
+}
+
+/// A frame in Python's standard library (`/usr/lib/python3.12/subprocess.py`).
+fn is_stdlib_frame(message: &str) -> bool {
+    let Some(frame) = crate::events::traceback::parse_frame(message.trim()) else {
+        return false;
+    };
+    let file = frame.file;
+    file.contains("/lib/python3") && !file.contains("-packages/")
 }
 
 /// `flashinfer/sampling.py:54 in get_sampling_module`: the path from the
@@ -293,17 +354,32 @@ fn unit_of(event: &Event) -> Option<String> {
         return None;
     }
     let message = event.lines.first()?.message();
-    let head = message.split(": ").next().filter(|h| h.len() < message.len())?;
+    let head = message
+        .split(": ")
+        .next()
+        .filter(|h| h.len() < message.len())?;
     let candidate = if is_unit_name(head) {
         head
     } else {
-        let rest = message.strip_prefix("Started ").or_else(|| message.strip_prefix("Starting "))?;
-        rest.split([' ', '.']).next().map(|_| rest.split(" - ").next().unwrap_or(rest))?
+        let rest = message
+            .strip_prefix("Started ")
+            .or_else(|| message.strip_prefix("Starting "))?;
+        rest.split([' ', '.'])
+            .next()
+            .map(|_| rest.split(" - ").next().unwrap_or(rest))?
     };
     is_unit_name(candidate).then(|| candidate.to_string())
 }
 
 fn is_unit_name(name: &str) -> bool {
-    const SUFFIXES: [&str; 7] = [".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target"];
-    !name.contains(' ') && SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len())
+    const SUFFIXES: [&str; 7] = [
+        ".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target",
+    ];
+    !name.contains(' ')
+        && SUFFIXES
+            .iter()
+            .any(|s| name.ends_with(s) && name.len() > s.len())
 }
+
+#[cfg(test)]
+mod tests;

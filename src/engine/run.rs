@@ -150,7 +150,9 @@ impl RunState {
     pub fn add_marker(&mut self, kind: MarkerKind, line: u64, stage: u8, phase: Option<&str>) {
         self.substantive = true;
         match kind {
-            MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
+            MarkerKind::Start => {
+                self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage)))
+            }
             MarkerKind::Ready => {
                 self.ready_line.get_or_insert(line);
                 self.last_progress = Some(line);
@@ -186,7 +188,13 @@ impl RunState {
             same.count += 1;
             return;
         }
-        if self.findings.iter().filter(|f| f.role == finding.role).count() >= MAX_FINDINGS {
+        if self
+            .findings
+            .iter()
+            .filter(|f| f.role == finding.role)
+            .count()
+            >= MAX_FINDINGS
+        {
             self.dropped += 1;
             return;
         }

@@ -59,7 +59,8 @@ fn sglang<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     let save = s;
     if !(s.date() && s.byte(b' ')) {
         s = save;
-        let short_date = s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
+        let short_date =
+            s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
         if !short_date {
             s = save;
         }
@@ -177,7 +178,12 @@ fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     let level_at = s.pos;
     s.take_while(|b| b.is_ascii_uppercase());
     let level = Level::parse(&line[level_at..s.pos])?;
-    if !(s.byte(b' ') && s.digits(1, 10).is_some() && s.byte(b' ') && s.digits(1, 10).is_some() && s.byte(b']')) {
+    if !(s.byte(b' ')
+        && s.digits(1, 10).is_some()
+        && s.byte(b' ')
+        && s.digits(1, 10).is_some()
+        && s.byte(b']'))
+    {
         return None;
     }
     s.byte(b' ');

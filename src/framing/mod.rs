@@ -247,7 +247,10 @@ impl<'a> Record<'a> {
 
     /// True when a transport or process layer names the writer.
     pub fn has_stream(&self) -> bool {
-        self.host.is_some() || self.identifier.is_some() || self.pid.is_some() || self.process.is_some()
+        self.host.is_some()
+            || self.identifier.is_some()
+            || self.pid.is_some()
+            || self.process.is_some()
     }
 }
 
@@ -268,7 +271,10 @@ pub fn frame_line(line: &str) -> Framed<'_> {
         record.separator = Some(sep);
         record.formats.insert(Format::JournalSeparator);
         record.message = line;
-        return Framed { first: record, embedded: None };
+        return Framed {
+            first: record,
+            embedded: None,
+        };
     }
     pos = transport::parse(line, pos, &mut record);
     pos = wrapper::parse_wrappers(line, pos, &mut record);
@@ -292,7 +298,10 @@ pub fn frame_line(line: &str) -> Framed<'_> {
         record.message = &line[pos..at];
         inner
     });
-    Framed { first: record, embedded }
+    Framed {
+        first: record,
+        embedded,
+    }
 }
 
 /// Finds where a log record starts in the middle of a line: after a
@@ -309,7 +318,8 @@ fn find_embedded_start(line: &str, from: usize) -> Option<usize> {
     }
     for i in from + 1..bytes.len() {
         let prev = bytes[i - 1];
-        let candidate = (prev == b'\r' && bytes[i] != b'\r') || (bytes[i] == b'[' && has_bar && matches!(prev, b']' | b' ' | b'|'));
+        let candidate = (prev == b'\r' && bytes[i] != b'\r')
+            || (bytes[i] == b'[' && has_bar && matches!(prev, b']' | b' ' | b'|'));
         if candidate && app::starts_record(line, i) {
             return Some(i);
         }

@@ -17,7 +17,8 @@ const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 pub fn separator(line: &str) -> Option<Separator> {
     let inner = line.strip_prefix("-- ")?.strip_suffix(" --").or_else(|| {
         // `-- Logs begin at …, end at … --` is one line; tolerate a cut end.
-        line.strip_prefix("-- ").filter(|l| l.starts_with("Logs begin at") || l.starts_with("Journal begins at"))
+        line.strip_prefix("-- ")
+            .filter(|l| l.starts_with("Logs begin at") || l.starts_with("Journal begins at"))
     })?;
     if inner == "Reboot" || is_boot_id(inner) {
         Some(Separator::Boot)
@@ -141,7 +142,11 @@ fn iso_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<u
         return Some(s.pos);
     }
     let end = identity(line, s.pos, record)?;
-    record.formats.insert(if precise { Format::JournalShortIsoPrecise } else { Format::JournalShortIso });
+    record.formats.insert(if precise {
+        Format::JournalShortIsoPrecise
+    } else {
+        Format::JournalShortIso
+    });
     Some(end)
 }
 
@@ -324,5 +329,8 @@ fn finish_identity<'a>(
 }
 
 fn token_end(line: &str, pos: usize) -> usize {
-    line.as_bytes()[pos..].iter().position(|&b| b == b' ').map_or(line.len(), |i| pos + i)
+    line.as_bytes()[pos..]
+        .iter()
+        .position(|&b| b == b' ')
+        .map_or(line.len(), |i| pos + i)
 }

@@ -38,7 +38,13 @@ pub struct LineReader<R> {
 impl<R: BufRead> LineReader<R> {
     /// Wraps a reader; the first line read is line 1 at offset 0.
     pub fn new(inner: R) -> Self {
-        LineReader { inner, buf: Vec::with_capacity(256), number: 0, offset: 0, cut_lines: 0 }
+        LineReader {
+            inner,
+            buf: Vec::with_capacity(256),
+            number: 0,
+            offset: 0,
+            cut_lines: 0,
+        }
     }
 
     /// How many lines were longer than the cap so far.
@@ -65,7 +71,11 @@ impl<R: BufRead> LineReader<R> {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
-            let body = if found { &chunk[..take - 1] } else { &chunk[..take] };
+            let body = if found {
+                &chunk[..take - 1]
+            } else {
+                &chunk[..take]
+            };
             let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
             if body.len() > room {
                 cut = true;

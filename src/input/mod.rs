@@ -56,7 +56,10 @@ impl InputError {
             io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             _ => lowercase_first(&err.to_string()),
         };
-        InputError { path: path.to_string(), problem }
+        InputError {
+            path: path.to_string(),
+            problem,
+        }
     }
 }
 
@@ -74,7 +77,10 @@ pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
     let mut sources = Vec::new();
     for arg in paths {
         if arg == "-" {
-            sources.push(Source { name: "-".to_string(), origin: Origin::Stdin });
+            sources.push(Source {
+                name: "-".to_string(),
+                origin: Origin::Stdin,
+            });
             continue;
         }
         let path = Path::new(arg);
@@ -82,18 +88,26 @@ pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
         if meta.is_dir() {
             walk_directory(arg, &mut sources)?;
         } else {
-            sources.push(Source { name: arg.clone(), origin: Origin::File(path.to_path_buf()) });
+            sources.push(Source {
+                name: arg.clone(),
+                origin: Origin::File(path.to_path_buf()),
+            });
         }
     }
     Ok(sources)
 }
 
 fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputError> {
-    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name();
     let mut found = 0usize;
     for entry in walker {
         let entry = entry.map_err(|e| {
-            let path = e.path().map(|p| p.display().to_string()).unwrap_or_else(|| root.to_string());
+            let path = e
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| root.to_string());
             let problem = if e.loop_ancestor().is_some() {
                 "symbolic link loop".to_string()
             } else if let Some(io) = e.io_error() {
@@ -110,11 +124,17 @@ fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputErro
         if is_hidden(entry.path(), Path::new(root)) {
             continue;
         }
-        sources.push(Source { name, origin: Origin::File(entry.path().to_path_buf()) });
+        sources.push(Source {
+            name,
+            origin: Origin::File(entry.path().to_path_buf()),
+        });
         found += 1;
     }
     if found == 0 {
-        return Err(InputError { path: root.to_string(), problem: "directory holds no files".into() });
+        return Err(InputError {
+            path: root.to_string(),
+            problem: "directory holds no files".into(),
+        });
     }
     Ok(())
 }
@@ -123,7 +143,10 @@ fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputErro
 /// files) are not logs.
 fn is_hidden(path: &Path, root: &Path) -> bool {
     path.strip_prefix(root)
-        .map(|rel| rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
+        .map(|rel| {
+            rel.components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+        })
         .unwrap_or(false)
 }
 
@@ -189,13 +212,19 @@ mod tests {
         let bytes = gz.finish().unwrap();
         assert_eq!(sniff_compression(&bytes), Compression::Gzip);
         let mut text = String::new();
-        decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
+        decode(Box::new(io::Cursor::new(bytes)))
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
         assert_eq!(text, "one\ntwo\n");
     }
 
     #[test]
     fn missing_path_is_a_one_line_error() {
         let err = collect_sources(&["/nonexistent/x.log".to_string()]).unwrap_err();
-        assert_eq!(err.to_string(), "/nonexistent/x.log: no such file or directory");
+        assert_eq!(
+            err.to_string(),
+            "/nonexistent/x.log: no such file or directory"
+        );
     }
 }

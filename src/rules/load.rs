@@ -51,7 +51,11 @@ pub struct RuleError {
 impl fmt::Display for RuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line > 0 {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)?;
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )?;
         } else {
             write!(f, "{}: {}", self.file, self.message)?;
         }
@@ -77,7 +81,11 @@ pub fn load(options: &LoadOptions) -> Result<RuleSet, Vec<RuleError>> {
     let mut errors = Vec::new();
     if options.builtin {
         for (rel, text) in builtin::BUILTIN_RULES {
-            texts.push(RuleText { name: format!("rules/{rel}"), default_id: id_from_path(rel), text: text.to_string() });
+            texts.push(RuleText {
+                name: format!("rules/{rel}"),
+                default_id: id_from_path(rel),
+                text: text.to_string(),
+            });
         }
     }
     for dir in &options.dirs {
@@ -90,7 +98,11 @@ pub fn load(options: &LoadOptions) -> Result<RuleSet, Vec<RuleError>> {
 pub fn load_texts(files: &[(&str, &str)]) -> Result<RuleSet, Vec<RuleError>> {
     let texts = files
         .iter()
-        .map(|(path, text)| RuleText { name: path.to_string(), default_id: id_from_path(path), text: text.to_string() })
+        .map(|(path, text)| RuleText {
+            name: path.to_string(),
+            default_id: id_from_path(path),
+            text: text.to_string(),
+        })
         .collect();
     compile_all(texts, Vec::new())
 }
@@ -98,10 +110,16 @@ pub fn load_texts(files: &[(&str, &str)]) -> Result<RuleSet, Vec<RuleError>> {
 fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) {
     let shown = dir.display().to_string();
     if !dir.is_dir() {
-        errors.push(file_error(&shown, "not a directory of rule files", Some("pass a directory holding <area>/<id>.toml files")));
+        errors.push(file_error(
+            &shown,
+            "not a directory of rule files",
+            Some("pass a directory holding <area>/<id>.toml files"),
+        ));
         return;
     }
-    let walker = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name();
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -115,9 +133,17 @@ fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) 
             continue;
         }
         let name = path.display().to_string();
-        let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
         match std::fs::read_to_string(path) {
-            Ok(text) => texts.push(RuleText { name, default_id: id_from_path(&rel), text }),
+            Ok(text) => texts.push(RuleText {
+                name,
+                default_id: id_from_path(&rel),
+                text,
+            }),
             Err(e) => errors.push(file_error(&name, &format!("cannot read: {e}"), None)),
         }
     }
@@ -129,7 +155,13 @@ fn id_from_path(rel: &str) -> String {
 }
 
 fn file_error(file: &str, message: &str, help: Option<&str>) -> RuleError {
-    RuleError { file: file.to_string(), line: 0, column: 0, message: message.to_string(), help: help.map(str::to_string) }
+    RuleError {
+        file: file.to_string(),
+        line: 0,
+        column: 0,
+        message: message.to_string(),
+        help: help.map(str::to_string),
+    }
 }
 
 /// A rule compiled except for references to other rules.
@@ -142,10 +174,17 @@ struct Draft {
     text_index: usize,
 }
 
-fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleSet, Vec<RuleError>> {
+fn compile_all(
+    texts: Vec<RuleText>,
+    mut errors: Vec<RuleError>,
+) -> Result<RuleSet, Vec<RuleError>> {
     let mut drafts = Vec::new();
     for (i, text) in texts.iter().enumerate() {
-        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
+        let mut at = Positions {
+            file: &text.name,
+            text: &text.text,
+            errors: &mut errors,
+        };
         if let Some(draft) = compile_file(text, i, &mut at) {
             drafts.push(draft);
         }
@@ -155,7 +194,10 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
         if pair[0].rule.id == pair[1].rule.id {
             errors.push(file_error(
                 &pair[1].rule.file,
-                &format!("duplicate rule id '{}' (also in {})", pair[1].rule.id, pair[0].rule.file),
+                &format!(
+                    "duplicate rule id '{}' (also in {})",
+                    pair[1].rule.id, pair[0].rule.file
+                ),
                 Some("give one of the rules another id, or remove the copy"),
             ));
         }
@@ -163,7 +205,11 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     let ids: Vec<String> = drafts.iter().map(|d| d.rule.id.clone()).collect();
     for draft in &mut drafts {
         let text = &texts[draft.text_index];
-        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
+        let mut at = Positions {
+            file: &text.name,
+            text: &text.text,
+            errors: &mut errors,
+        };
         draft.rule.explains = resolve(&draft.explains, &ids, "explains", &mut at);
         draft.rule.confirms = resolve(&draft.confirms, &ids, "confirms", &mut at);
     }
@@ -171,13 +217,21 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     let set = match RuleSet::new(rules) {
         Ok(set) => set,
         Err(e) => {
-            errors.push(file_error("rules", &format!("the rules' regexes cannot be combined: {e}"), None));
+            errors.push(file_error(
+                "rules",
+                &format!("the rules' regexes cannot be combined: {e}"),
+                None,
+            ));
             return Err(errors);
         }
     };
     for (index, draft) in drafts.iter().enumerate() {
         let text = &texts[draft.text_index];
-        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
+        let mut at = Positions {
+            file: &text.name,
+            text: &text.text,
+            errors: &mut errors,
+        };
         for sample in &draft.samples {
             if !check::matches(&set, index, sample.get_ref()) {
                 at.error(sample.span(), "sample does not match this rule", "change the rule's [match] conditions, or fix the sample (it is framed and grouped like real input)");
@@ -219,7 +273,10 @@ impl Positions<'_> {
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |nl| before.len() - nl - 1)
+        + 1;
     (line, column)
 }
 
@@ -240,26 +297,53 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         }
     };
     let before = at.errors.len();
-    let id = file.id.as_ref().map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
+    let id = file
+        .id
+        .as_ref()
+        .map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
     let role = Role::parse(file.role.get_ref());
     if role.is_none() {
-        at.error(file.role.span(), &format!("unknown role '{}'", file.role.get_ref()), "use one of: cause, symptom, confirm, benign, marker");
+        at.error(
+            file.role.span(),
+            &format!("unknown role '{}'", file.role.get_ref()),
+            "use one of: cause, symptom, confirm, benign, marker",
+        );
     }
     let role = role.unwrap_or(Role::Marker);
     let category = check_category(&file, role, at);
     let needs = |cond: bool, field: &str, at: &mut Positions<'_>| {
         if cond {
-            at.error(file.role.span(), &format!("a {} rule needs `{field}`", role.name()), &format!("add `{field} = \"…\"`"));
+            at.error(
+                file.role.span(),
+                &format!("a {} rule needs `{field}`", role.name()),
+                &format!("add `{field} = \"…\"`"),
+            );
         }
     };
-    needs(matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(), "hint", at);
-    needs(matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(), "why", at);
-    needs(role == Role::Confirm && file.confirms.is_empty(), "confirms", at);
+    needs(
+        matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(),
+        "hint",
+        at,
+    );
+    needs(
+        matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(),
+        "why",
+        at,
+    );
+    needs(
+        role == Role::Confirm && file.confirms.is_empty(),
+        "confirms",
+        at,
+    );
     let marker = match (&file.marker, role) {
         (Some(m), Role::Marker) => {
             let kind = MarkerKind::parse(m.get_ref());
             if kind.is_none() {
-                at.error(m.span(), &format!("unknown marker kind '{}'", m.get_ref()), "use one of: start, ready, progress, stop, exit");
+                at.error(
+                    m.span(),
+                    &format!("unknown marker kind '{}'", m.get_ref()),
+                    "use one of: start, ready, progress, stop, exit",
+                );
             }
             kind
         }
@@ -268,33 +352,55 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             None
         }
         (Some(m), _) => {
-            at.error(m.span(), "`marker` is only for marker rules", "remove it, or set role = \"marker\"");
+            at.error(
+                m.span(),
+                "`marker` is only for marker rules",
+                "remove it, or set role = \"marker\"",
+            );
             None
         }
         (None, _) => None,
     };
     if !file.confirms.is_empty() && role != Role::Confirm {
-        at.error(file.confirms[0].span(), "`confirms` is only for confirm rules", "remove it, or set role = \"confirm\"");
+        at.error(
+            file.confirms[0].span(),
+            "`confirms` is only for confirm rules",
+            "remove it, or set role = \"confirm\"",
+        );
     }
 
     let m = &file.matcher;
     let message = compile_regex(&m.message, false, at);
     let not = m.not.as_ref().and_then(|r| compile_regex(r, false, at));
-    let exception = m.exception.as_ref().and_then(|r| compile_regex(r, true, at));
+    let exception = m
+        .exception
+        .as_ref()
+        .and_then(|r| compile_regex(r, true, at));
     let frame = m.frame.as_ref().and_then(|r| compile_regex(r, false, at));
-    let identifier = m.identifier.as_ref().and_then(|r| compile_regex(r, true, at));
+    let identifier = m
+        .identifier
+        .as_ref()
+        .and_then(|r| compile_regex(r, true, at));
     let mut levels = Vec::new();
     for level in &m.level {
         match Level::parse(level.get_ref()) {
             Some(l) => levels.push(l),
-            None => at.error(level.span(), &format!("unknown level '{}'", level.get_ref()), "use debug, info, notice, warning, error or critical"),
+            None => at.error(
+                level.span(),
+                &format!("unknown level '{}'", level.get_ref()),
+                "use debug, info, notice, warning, error or critical",
+            ),
         }
     }
     if let Some(regex) = &message {
         check_title(&file.title, regex, at);
     }
     if file.test.samples.is_empty() {
-        at.error(file.title.span(), "the rule has no samples", "add [test] samples = ['a real log line this rule must match']");
+        at.error(
+            file.title.span(),
+            "the rule has no samples",
+            "add [test] samples = ['a real log line this rule must match']",
+        );
     }
     if at.errors.len() > before {
         return None;
@@ -314,9 +420,26 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         marker,
         stage: file.stage.unwrap_or(2),
         phase: file.phase.clone(),
-        matcher: Matcher { message: message?, not, exception, frame, identifier, levels },
-        samples: file.test.samples.iter().map(|s| s.get_ref().clone()).collect(),
-        counter_samples: file.test.counter_samples.iter().map(|s| s.get_ref().clone()).collect(),
+        matcher: Matcher {
+            message: message?,
+            not,
+            exception,
+            frame,
+            identifier,
+            levels,
+        },
+        samples: file
+            .test
+            .samples
+            .iter()
+            .map(|s| s.get_ref().clone())
+            .collect(),
+        counter_samples: file
+            .test
+            .counter_samples
+            .iter()
+            .map(|s| s.get_ref().clone())
+            .collect(),
     };
     Some(Draft {
         rule,
@@ -331,13 +454,21 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
 fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option<String> {
     let Some(cat) = &file.category else {
         if matches!(role, Role::Cause | Role::Confirm | Role::Symptom) {
-            at.error(file.role.span(), &format!("a {} rule needs a `category`", role.name()), "add `category = \"…\"` with a category from TAXONOMY.md");
+            at.error(
+                file.role.span(),
+                &format!("a {} rule needs a `category`", role.name()),
+                "add `category = \"…\"` with a category from TAXONOMY.md",
+            );
         }
         return None;
     };
     let name = cat.get_ref();
     if !category::is_category(name) {
-        at.error(cat.span(), &format!("unknown category '{name}'"), "use a category from TAXONOMY.md (the list is closed)");
+        at.error(
+            cat.span(),
+            &format!("unknown category '{name}'"),
+            "use a category from TAXONOMY.md (the list is closed)",
+        );
         return None;
     }
     let crash = category::is_crash_category(name);
@@ -347,26 +478,52 @@ fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option
         Role::Benign | Role::Marker => true,
     };
     if !fits {
-        at.error(cat.span(), &format!("category '{name}' does not fit a {} rule", role.name()), "causes name a crash category other than 'unknown'; symptoms name a crash category");
+        at.error(
+            cat.span(),
+            &format!("category '{name}' does not fit a {} rule", role.name()),
+            "causes name a crash category other than 'unknown'; symptoms name a crash category",
+        );
     }
     Some(name.clone())
 }
 
-fn compile_regex(source: &Spanned<String>, anchored: bool, at: &mut Positions<'_>) -> Option<Regex> {
+fn compile_regex(
+    source: &Spanned<String>,
+    anchored: bool,
+    at: &mut Positions<'_>,
+) -> Option<Regex> {
     let pattern = source.get_ref();
     if pattern.is_empty() {
-        at.error(source.span(), "empty regex", "write a pattern that matches the line's text");
+        at.error(
+            source.span(),
+            "empty regex",
+            "write a pattern that matches the line's text",
+        );
         return None;
     }
-    let full = if anchored { format!("^(?:{pattern})$") } else { pattern.clone() };
-    match RegexBuilder::new(&full).size_limit(REGEX_SIZE_LIMIT).build() {
+    let full = if anchored {
+        format!("^(?:{pattern})$")
+    } else {
+        pattern.clone()
+    };
+    match RegexBuilder::new(&full)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+    {
         Ok(r) => Some(r),
         Err(e) => {
             let problem = match &e {
                 regex::Error::CompiledTooBig(_) => "regex is too big".to_string(),
-                _ => format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("").trim()),
+                _ => format!(
+                    "invalid regex: {}",
+                    e.to_string().lines().last().unwrap_or("").trim()
+                ),
             };
-            at.error(source.span(), &problem, "see https://docs.rs/regex/latest/regex/#syntax; escape literal ( ) [ ] . with \\");
+            at.error(
+                source.span(),
+                &problem,
+                "see https://docs.rs/regex/latest/regex/#syntax; escape literal ( ) [ ] . with \\",
+            );
             None
         }
     }
@@ -376,21 +533,36 @@ fn check_title(title: &Spanned<String>, regex: &Regex, at: &mut Positions<'_>) {
     let names: Vec<&str> = regex.capture_names().flatten().collect();
     let mut rest = title.get_ref().as_str();
     while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
         let name = &rest[open + 1..open + close];
         if !names.contains(&name) {
-            at.error(title.span(), &format!("title uses {{{name}}} but the message regex has no group named '{name}'"), &format!("add (?P<{name}>…) to [match] message, or remove {{{name}}}"));
+            at.error(
+                title.span(),
+                &format!("title uses {{{name}}} but the message regex has no group named '{name}'"),
+                &format!("add (?P<{name}>…) to [match] message, or remove {{{name}}}"),
+            );
         }
         rest = &rest[open + close + 1..];
     }
 }
 
-fn resolve(refs: &[Spanned<String>], ids: &[String], field: &str, at: &mut Positions<'_>) -> Vec<usize> {
+fn resolve(
+    refs: &[Spanned<String>],
+    ids: &[String],
+    field: &str,
+    at: &mut Positions<'_>,
+) -> Vec<usize> {
     let mut out = Vec::new();
     for r in refs {
         match ids.binary_search(r.get_ref()) {
             Ok(i) => out.push(i),
-            Err(_) => at.error(r.span(), &format!("`{field}` names unknown rule id '{}'", r.get_ref()), "use the id of a loaded rule (see `logdiag rules list`)"),
+            Err(_) => at.error(
+                r.span(),
+                &format!("`{field}` names unknown rule id '{}'", r.get_ref()),
+                "use the id of a loaded rule (see `logdiag rules list`)",
+            ),
         }
     }
     out

@@ -166,7 +166,9 @@ impl Rule {
         let mut out = String::with_capacity(self.title.len());
         let mut rest = self.title.as_str();
         while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}') else { break };
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
             out.push_str(&rest[..open]);
             let name = &rest[open + 1..open + close];
             match captures.iter().find(|(n, _)| n == name) {
@@ -208,7 +210,10 @@ impl RuleSet {
     /// The built-in rules. They are checked by `cargo test`, so failing to
     /// load them is a bug, reported as an error rather than a panic.
     pub fn builtin() -> Result<Self, Vec<RuleError>> {
-        load::load(&LoadOptions { builtin: true, dirs: Vec::new() })
+        load::load(&LoadOptions {
+            builtin: true,
+            dirs: Vec::new(),
+        })
     }
 
     /// All rules, in id order.
@@ -274,12 +279,20 @@ impl RuleSet {
             }
         }
         if let Some(identifier) = &m.identifier {
-            if !event.stream.identifier.as_deref().is_some_and(|i| identifier.is_match(i)) {
+            if !event
+                .stream
+                .identifier
+                .as_deref()
+                .is_some_and(|i| identifier.is_match(i))
+            {
                 return None;
             }
         }
         if let Some(frame) = &m.frame {
-            let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
+            let any = event
+                .lines
+                .iter()
+                .any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
             if !any {
                 return None;
             }
@@ -289,11 +302,18 @@ impl RuleSet {
                 .message
                 .capture_names()
                 .flatten()
-                .filter_map(|name| caps.name(name).map(|v| (name.to_string(), v.as_str().to_string())))
+                .filter_map(|name| {
+                    caps.name(name)
+                        .map(|v| (name.to_string(), v.as_str().to_string()))
+                })
                 .collect(),
             None => return None,
         };
-        Some(LineMatch { rule: rule_index, line: index, captures })
+        Some(LineMatch {
+            rule: rule_index,
+            line: index,
+            captures,
+        })
     }
 }
 

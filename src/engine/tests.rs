@@ -1,0 +1,153 @@
+//! Judging, checked on small logs: each test is one rule of causal
+//! selection from judge.rs.
+
+use super::diagnosis::{Confidence, Outcome, Verdict};
+use super::*;
+use crate::events::parse_text;
+
+fn diagnose(log: &str) -> Diagnosis {
+    let rules = RuleSet::builtin().expect("built-in rules");
+    let mut engine = Engine::new(&rules);
+    engine.begin_source("t.log");
+    for event in parse_text(log) {
+        engine.feed(&event);
+    }
+    engine.diagnose(JudgeOptions::default())
+}
+
+const BATCH: &str = "[2026-06-02 14:41:14 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
+
+#[test]
+fn a_failure_followed_by_progress_is_not_a_crash() {
+    let log = format!(
+        "[2026-06-02 14:41:10 TP0] Scheduler hit an exception: Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n{BATCH}\n{BATCH}\n"
+    );
+    let d = diagnose(&log);
+    assert_eq!(d.verdict, Verdict::NoCrash);
+    assert_eq!(d.runs[0].outcome, Outcome::Healthy);
+    assert!(d.runs[0].benign[0].why.contains("kept making progress"), "{:?}", d.runs[0].benign);
+}
+
+#[test]
+fn progress_from_another_rank_before_the_kill_does_not_hide_the_crash() {
+    let log = format!(
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n{BATCH}\n[2026-06-02 14:41:15] Received sigquit from a child process. It usually means the child failed.\n"
+    );
+    let d = diagnose(&log);
+    assert_eq!(d.verdict, Verdict::Crash);
+    let cause = d.root_cause.unwrap();
+    assert_eq!(cause.category, "cuda-illegal-access");
+    assert_eq!(cause.confidence, Confidence::High, "the sigquit shows the process died");
+}
+
+#[test]
+fn a_cause_without_any_sign_of_death_has_medium_confidence() {
+    let d = diagnose("RuntimeError: CUDA error: no kernel image is available for execution on the device\n");
+    assert_eq!(d.root_cause.unwrap().confidence, Confidence::Medium);
+}
+
+#[test]
+fn sigkill_without_an_oom_record_is_never_called_an_oom_kill() {
+    let d = diagnose("May 25 20:27:23 h systemd[1]: x.service: Main process exited, code=killed, status=9/KILL\n");
+    let cause = d.root_cause.unwrap();
+    assert_eq!(cause.category, "sigkill-unattributed");
+    assert_eq!(cause.confidence, Confidence::Low);
+    assert_eq!(d.runs[0].outcome, Outcome::Crash);
+    assert_eq!(
+        Diagnosis { root_cause: Some(cause), ..d }.exit_code(),
+        3,
+        "a stand-in symptom is not an identified cause"
+    );
+}
+
+#[test]
+fn a_confirm_record_turns_the_same_pids_sigkill_into_an_oom_kill() {
+    let log = "[12-16 14:27:10] Exit code: -9\n[ 1234.567890] oom_reaper: reaped process 4242 (python3), now anon-rss:0kB\n";
+    let d = diagnose(log);
+    let cause = d.root_cause.unwrap();
+    assert_eq!(cause.category, "host-oom-kill");
+    assert_eq!(cause.evidence.len(), 2, "the reaper line and the SIGKILL it explains");
+}
+
+#[test]
+fn an_orderly_stop_is_not_a_crash() {
+    let log = "\
+Oct 24 06:17:09 h systemd[1]: Stopping traccar...
+Oct 24 06:17:10 h systemd[1]: traccar.service: Main process exited, code=exited, status=143/n/a
+Oct 24 06:17:10 h systemd[1]: traccar.service: Failed with result 'exit-code'.
+Oct 24 06:17:10 h systemd[1]: Stopped traccar.
+";
+    let d = diagnose(log);
+    assert_eq!(d.verdict, Verdict::NoCrash);
+    assert_eq!(d.runs[0].outcome, Outcome::Stopped);
+    assert_eq!(d.runs[0].unit.as_deref(), Some("traccar.service"));
+}
+
+#[test]
+fn a_relaunch_starts_a_new_run_and_a_boot_ends_every_run() {
+    let log = "\
+[2026-06-02 14:02:11] server_args=ServerArgs(model_path='/m', port=30000)
+RuntimeError: No supported CUDA architectures found for major versions [9, 10].
+[2026-06-02 14:31:40] server_args=ServerArgs(model_path='/m', port=30000)
+[2026-06-02 14:39:29] The server is fired up and ready to roll!
+-- Boot 0123456789abcdef0123456789abcdef --
+[2026-06-02 15:00:00 TP0] Load weight begin. avail mem=93.88 GB
+";
+    let d = diagnose(log);
+    let outcomes: Vec<Outcome> = d.runs.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, vec![Outcome::Crash, Outcome::Healthy, Outcome::Starting]);
+    assert_eq!(d.runs[2].first_line, 6);
+}
+
+#[test]
+fn systemd_starting_then_started_then_launch_is_one_run() {
+    let log = "\
+May 25 20:17:50 h systemd[1]: Starting sglang.service - SGLang...
+May 25 20:17:52 h systemd[1]: Started sglang.service - SGLang.
+May 25 20:17:58 h python[7]: [2026-05-25 20:17:58] server_args=ServerArgs(model_path='/m')
+May 25 20:27:22 h python[7]: [2026-05-25 20:27:22] The server is fired up and ready to roll!
+";
+    let d = diagnose(log);
+    assert_eq!(d.runs.len(), 1);
+    assert_eq!(d.runs[0].outcome, Outcome::Healthy);
+}
+
+#[test]
+fn the_earliest_cause_wins_and_later_failures_are_its_symptoms() {
+    let log = "\
+[2025-01-01 00:00:00 TP0] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600022 milliseconds before timing out.
+terminate called after throwing an instance of 'c10::DistBackendError'
+Fatal Python error: Aborted
+";
+    let d = diagnose(log);
+    let cause = d.root_cause.unwrap();
+    assert_eq!(cause.category, "nccl-error");
+    assert_eq!(cause.confidence, Confidence::High);
+    let symptoms: Vec<&str> = d.runs[0].symptoms.iter().map(|s| s.rule.as_str()).collect();
+    assert_eq!(symptoms, vec!["process.abort", "process.abort"]);
+}
+
+#[test]
+fn an_unrecognised_uncaught_exception_is_unknown_with_its_lines() {
+    let log = "Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\nZeroDivisionError: division by zero\nKilled\n";
+    let d = diagnose(log);
+    let cause = d.root_cause.unwrap();
+    assert_eq!((cause.category.as_str(), cause.rule.as_deref()), ("unknown", None));
+    assert_eq!(cause.evidence[0].line, 3);
+    assert_eq!(d.runs[0].symptoms[0].rule, "shell.killed", "Killed is the consequence");
+}
+
+#[test]
+fn benign_rules_silence_causes_on_the_same_line() {
+    let d = diagnose("[AutoTuner]: Skipping tactic 14 CutlassFusedMoeRunner, due to failure while profiling: CUDA out of memory. Tried to allocate 1.50 GiB.\n");
+    assert_eq!(d.verdict, Verdict::NoCrash);
+    assert_eq!(d.runs[0].benign[0].rule, "flashinfer.autotuner-oom-fallback");
+    assert!(d.runs[0].benign[0].why.contains("not cuda.out-of-memory"));
+}
+
+#[test]
+fn the_same_error_from_several_ranks_counts_once() {
+    let line = "CUDA Error: no kernel image is available for execution on the device (209) /x/sampling.cuh: line 544 at function cudaFuncSetAttribute(kernel)";
+    let d = diagnose(&format!("{line}\n{line}\n{line}\n"));
+    assert!(d.runs[0].symptoms.is_empty(), "{:?}", d.runs[0].symptoms);
+}

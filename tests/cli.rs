@@ -1,0 +1,306 @@
+//! The command line as scripts and people use it.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+const CRASH_LINES: &str = "\
+[2026-06-02 14:05:09 TP6] Scheduler hit an exception: Traceback (most recent call last):
+  File \"/v/site-packages/flashinfer/compilation_context.py\", line 66, in get_nvcc_flags_list
+    raise RuntimeError(
+RuntimeError: No supported CUDA architectures found for major versions [9, 10].
+
+[2026-06-02 14:05:09] Received sigquit from a child process. It usually means the child failed.
+";
+
+#[test]
+fn exit_codes_no_crash_crash_unknown() {
+    let dir = TempDir::new("codes");
+    let healthy = dir.write(
+        "healthy.log",
+        b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n",
+    );
+    let crash = dir.write("crash.log", CRASH_LINES.as_bytes());
+    let unknown = dir.write(
+        "unknown.log",
+        b"Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\nZeroDivisionError: division by zero\n",
+    );
+    for (path, code) in [(&healthy, 0), (&crash, 1), (&unknown, 3)] {
+        let text = run(&[path.to_str().unwrap()]);
+        let json_out = run(&["--format", "json", path.to_str().unwrap()]);
+        assert_eq!(text.status.code(), Some(code), "{}", path.display());
+        assert_eq!(json_out.status.code(), Some(code), "same code in JSON mode");
+    }
+}
+
+#[test]
+fn gzip_input_is_recognised_by_its_bytes_not_its_name() {
+    let dir = TempDir::new("gzip");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(CRASH_LINES.as_bytes()).unwrap();
+    let path = dir.write("server.log", &gz.finish().unwrap());
+    let out = run(&["--format", "json", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        json(&out)["root_cause"]["category"],
+        "flashinfer-unsupported-arch"
+    );
+}
+
+#[test]
+fn a_directory_is_walked_in_a_stable_order_and_each_file_is_a_source() {
+    let dir = TempDir::new("walk");
+    dir.write("b/late.log", CRASH_LINES.as_bytes());
+    dir.write(
+        "a.log",
+        b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n",
+    );
+    dir.write(".hidden/skip.log", CRASH_LINES.as_bytes());
+    let out = run(&["--format", "json", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let names: Vec<&str> = report["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].ends_with("a.log") && names[1].ends_with("b/late.log"),
+        "{names:?}"
+    );
+    assert_eq!(report["runs"][0]["outcome"], "healthy");
+    assert_eq!(report["runs"][1]["outcome"], "crash");
+}
+
+#[test]
+fn json_output_is_deterministic_and_follows_the_contract() {
+    let path = fixture("seed-k26-flashinfer-journal");
+    let rel = path
+        .strip_prefix(root())
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let first = run(&["--format", "json", &rel]);
+    let second = run(&["--format", "json", &rel]);
+    assert_eq!(first.stdout, second.stdout);
+    let report = json(&first);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(
+        report["inputs"][0]["name"],
+        rel.as_str(),
+        "the name as the user gave it"
+    );
+    assert!(
+        !stdout(&first).contains(root().to_str().unwrap()),
+        "no absolute paths"
+    );
+    let run0 = &report["runs"][0];
+    for key in [
+        "source",
+        "first_line",
+        "last_line",
+        "unit",
+        "outcome",
+        "root_cause",
+        "symptoms",
+        "benign",
+    ] {
+        assert!(run0.get(key).is_some(), "run lacks {key}");
+    }
+    assert_eq!(run0["unit"], "sglang-k26.service");
+    for key in [
+        "rule",
+        "category",
+        "title",
+        "confidence",
+        "hint",
+        "evidence",
+    ] {
+        assert!(
+            report["root_cause"].get(key).is_some(),
+            "root_cause lacks {key}"
+        );
+    }
+    let evidence = &report["root_cause"]["evidence"][0];
+    assert_eq!(evidence["source"], rel.as_str());
+    assert_eq!(evidence["line"], 34);
+}
+
+#[test]
+fn missing_path_is_one_line_and_exit_2() {
+    let out = run(&["no/such/file.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no/such/file.log") && err.contains("no such file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["--format", "yaml", "x.log"]).status.code(), Some(2));
+    assert_eq!(run(&["--no-such-flag"]).status.code(), Some(2));
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("Exit codes"));
+}
+
+#[test]
+fn invalid_user_rules_are_exit_2_with_file_and_line() {
+    let dir = TempDir::new("badrules");
+    dir.write("area/broken.toml", b"role = \"cause\"\ncategory = \"cuda-oom\"\ntitle = \"x\"\nhint = \"y\"\n[match]\nmessage = '(unclosed'\n[test]\nsamples = [\"x\"]\n");
+    let log = dir.write("x.log", b"hello\n");
+    let out = run(&[
+        "--rules",
+        dir.path().join("area").parent().unwrap().to_str().unwrap(),
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("broken.toml:6:11: invalid regex"), "{err}");
+    assert!(err.contains("help:"), "{err}");
+}
+
+#[test]
+fn control_characters_from_logs_never_reach_the_terminal() {
+    let dir = TempDir::new("escape");
+    let log = dir.write(
+        "evil.log",
+        b"RuntimeError: CUDA error: an illegal memory access was encountered \x1b]0;pwned\x07\x1b[2J\x9b\r\n",
+    );
+    let out = run(&[log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        !text.bytes().any(|b| b == 0x1b || b == b'\r'),
+        "raw escape in output: {text:?}"
+    );
+    let json_out = run(&["--format", "json", log.to_str().unwrap()]);
+    assert!(std::str::from_utf8(&json_out.stdout).is_ok());
+    json(&json_out);
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    // A deterministic mix of binary junk, NULs, invalid UTF-8, long lines,
+    // half tracebacks and prefixes cut in the middle.
+    let mut bytes = Vec::new();
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let pieces: [&[u8]; 8] = [
+        b"May 25 20:27:22 h python[1]: ",
+        b"[2026-05-25 20:27:22 TP",
+        b"Traceback (most recent call last):\n",
+        b"  File \"/a.py\", line ",
+        b"\xff\xfe\x00\x1b[",
+        b"(EngineCore_DP0 pid=",
+        b"\r\n\n",
+        b"RuntimeError: ",
+    ];
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if x % 3 == 0 {
+            bytes.extend_from_slice(pieces[(x >> 8) as usize % pieces.len()]);
+        } else {
+            bytes.push((x >> 16) as u8);
+        }
+    }
+    let dir = TempDir::new("junk");
+    let path = dir.write("junk.bin", &bytes);
+    for args in [vec!["--format", "json"], vec!["-v"]] {
+        let mut all = args.clone();
+        all.push(path.to_str().unwrap());
+        let out = run(&all);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1 | 3)),
+            "exit {:?}: {}",
+            out.status.code(),
+            stderr(&out)
+        );
+    }
+    let events = run(&["events", path.to_str().unwrap()]);
+    assert_eq!(events.status.code(), Some(0), "{}", stderr(&events));
+}
+
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let dir = TempDir::new("pipe");
+    let mut big = String::new();
+    for i in 0..50_000 {
+        big.push_str(&format!("[2026-06-02 14:41:14 TP0] Decode batch. #running-req: {i}, #token: 1, token usage: 0.58, gen throughput (token/s): 236.41, #queue-req: 0\n"));
+    }
+    let path = dir.write("big.log", big.as_bytes());
+    let mut child = Command::new(BIN)
+        .args(["events", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.is_empty(), "quiet: {err}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn events_are_json_lines_with_frames() {
+    let out = run(&[
+        "events",
+        fixture("seed-k26-flashinfer-journal").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tb = events
+        .iter()
+        .find(|e| e["kind"] == "traceback")
+        .expect("a traceback event");
+    assert_eq!(tb["line"], 15);
+    assert_eq!(tb["last_line"], 34);
+    assert_eq!(tb["pid"], 71283);
+    assert_eq!(tb["ranks"], "TP2");
+    assert_eq!(
+        tb["exception"],
+        "RuntimeError: FlashInfer requires GPUs with sm75 or higher"
+    );
+    assert_eq!(
+        tb["frames"].as_array().unwrap().last().unwrap()["function"],
+        "check_cuda_arch"
+    );
+}
+
+#[test]
+fn verbose_text_lists_benign_lines_with_reasons() {
+    let dir = TempDir::new("verbose");
+    let log = dir.write(
+        "s.log",
+        b"[2026-05-25 20:10:27 TP0] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.4000 -> 0.5000\n\
+[2026-05-25 20:10:28 TP0] Decode batch. #running-req: 64, #token: 131072, token usage: 0.32, gen throughput (token/s): 2211.40, #queue-req: 12\n",
+    );
+    let quiet = stdout(&run(&[log.to_str().unwrap()]));
+    assert!(!quiet.contains("Decode out of memory happened"), "{quiet}");
+    let verbose = stdout(&run(&["-v", log.to_str().unwrap()]));
+    assert!(
+        verbose.contains("Decode out of memory happened")
+            && verbose.contains("sglang.kv-retraction"),
+        "{verbose}"
+    );
+}

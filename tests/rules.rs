@@ -1,0 +1,78 @@
+//! Rule tooling: list, check, explain, and the guide's worked example.
+
+use crate::util::*;
+
+#[test]
+fn the_builtin_rule_folder_checks_clean() {
+    let out = run(&["rules", "check", "rules"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("rules ok"));
+}
+
+#[test]
+fn rules_list_and_explain() {
+    let list = stdout(&run(&["rules", "list"]));
+    assert!(list.contains("flashinfer.arch-check") && list.contains("flashinfer-unsupported-arch"));
+    let explain = run(&["rules", "explain", "systemd.killed-by-sigkill"]);
+    assert_eq!(explain.status.code(), Some(0));
+    let text = stdout(&explain);
+    assert!(
+        text.contains("role:      symptom") && text.contains("sample:"),
+        "{text}"
+    );
+    assert_eq!(
+        run(&["rules", "explain", "no.such-rule"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_broken_rule_folder_reports_every_error_at_once() {
+    let dir = TempDir::new("broken-rules");
+    dir.write("a/one.toml", b"role = \"cause\"\ncategory = \"not-a-category\"\ntitle = \"x\"\nhint = \"h\"\n[match]\nmessage = 'x'\n[test]\nsamples = ['x']\n");
+    dir.write("a/two.toml", b"role = \"symptom\"\ncategory = \"unknown\"\ntitle = \"x\"\nwhy = \"w\"\n[match]\nmessage = 'abc'\n[test]\nsamples = ['xyz']\n");
+    dir.write("a/three.toml", b"role = [\n");
+    let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(
+        text.contains("one.toml:2:12: unknown category 'not-a-category'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("two.toml:8:12: sample does not match this rule"),
+        "{text}"
+    );
+    assert!(text.contains("three.toml:"), "{text}");
+    assert!(text.contains("3 problem(s) found"), "{text}");
+}
+
+/// The example in rules/README.md works as written.
+#[test]
+fn the_authoring_guide_example_works() {
+    let guide = std::fs::read_to_string(root().join("rules/README.md")).unwrap();
+    let start = guide.find("```toml\n").expect("a toml example") + "```toml\n".len();
+    let end = start + guide[start..].find("```").unwrap();
+    let dir = TempDir::new("guide");
+    dir.write("files/model-permission.toml", &guide.as_bytes()[start..end]);
+    let check = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+    let log = dir.write(
+        "server.log",
+        b"Traceback (most recent call last):\n  File \"/srv/load.py\", line 3, in load\nPermissionError: [Errno 13] Permission denied: '/models/llama/config.json'\n",
+    );
+    let out = run(&[
+        "--format",
+        "json",
+        "--rules",
+        dir.path().to_str().unwrap(),
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["category"], "permission-denied");
+    assert_eq!(
+        report["root_cause"]["title"],
+        "The server may not read /models/llama/config.json"
+    );
+}

@@ -1,0 +1,14 @@
+//! Integration tests: the real `logdiag` binary on real incidents.
+//! One test binary; each module is one concern.
+
+/// Shared helpers: running the binary, temporary folders.
+mod util;
+
+/// The command line: exit codes, stdin, directories, gzip, errors, output.
+mod cli;
+/// Golden incidents in fixtures/: labels and blessed reports.
+mod fixtures;
+/// Rule tooling and the rule-authoring guide's example.
+mod rules;
+/// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
+mod seeds;

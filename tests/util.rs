@@ -1,0 +1,99 @@
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_logdiag");
+
+/// The repository root (where fixtures/ and rules/ live).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fixture's input.log.
+pub fn fixture(case: &str) -> PathBuf {
+    root().join("fixtures").join(case).join("input.log")
+}
+
+/// Runs logdiag with `args`, stdin closed.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run logdiag")
+}
+
+/// Runs logdiag with `args`, writing `input` to its stdin.
+pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logdiag");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait logdiag");
+    writer.join().unwrap();
+    out
+}
+
+/// The JSON report of a run with `--format json`.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh, empty temporary folder, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "logdiag-test-{}-{}-{name}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
