@@ -25,7 +25,11 @@ fn a_failure_followed_by_progress_is_not_a_crash() {
     let d = diagnose(&log);
     assert_eq!(d.verdict, Verdict::NoCrash);
     assert_eq!(d.runs[0].outcome, Outcome::Healthy);
-    assert!(d.runs[0].benign[0].why.contains("kept making progress"), "{:?}", d.runs[0].benign);
+    assert!(
+        d.runs[0].benign[0].why.contains("kept making progress"),
+        "{:?}",
+        d.runs[0].benign
+    );
 }
 
 #[test]
@@ -37,12 +41,18 @@ fn progress_from_another_rank_before_the_kill_does_not_hide_the_crash() {
     assert_eq!(d.verdict, Verdict::Crash);
     let cause = d.root_cause.unwrap();
     assert_eq!(cause.category, "cuda-illegal-access");
-    assert_eq!(cause.confidence, Confidence::High, "the sigquit shows the process died");
+    assert_eq!(
+        cause.confidence,
+        Confidence::High,
+        "the sigquit shows the process died"
+    );
 }
 
 #[test]
 fn a_cause_without_any_sign_of_death_has_medium_confidence() {
-    let d = diagnose("RuntimeError: CUDA error: no kernel image is available for execution on the device\n");
+    let d = diagnose(
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+    );
     assert_eq!(d.root_cause.unwrap().confidence, Confidence::Medium);
 }
 
@@ -54,7 +64,11 @@ fn sigkill_without_an_oom_record_is_never_called_an_oom_kill() {
     assert_eq!(cause.confidence, Confidence::Low);
     assert_eq!(d.runs[0].outcome, Outcome::Crash);
     assert_eq!(
-        Diagnosis { root_cause: Some(cause), ..d }.exit_code(),
+        Diagnosis {
+            root_cause: Some(cause),
+            ..d
+        }
+        .exit_code(),
         3,
         "a stand-in symptom is not an identified cause"
     );
@@ -66,7 +80,11 @@ fn a_confirm_record_turns_the_same_pids_sigkill_into_an_oom_kill() {
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
     assert_eq!(cause.category, "host-oom-kill");
-    assert_eq!(cause.evidence.len(), 2, "the reaper line and the SIGKILL it explains");
+    assert_eq!(
+        cause.evidence.len(),
+        2,
+        "the reaper line and the SIGKILL it explains"
+    );
 }
 
 #[test]
@@ -95,7 +113,10 @@ RuntimeError: No supported CUDA architectures found for major versions [9, 10].
 ";
     let d = diagnose(log);
     let outcomes: Vec<Outcome> = d.runs.iter().map(|r| r.outcome).collect();
-    assert_eq!(outcomes, vec![Outcome::Crash, Outcome::Healthy, Outcome::Starting]);
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Crash, Outcome::Healthy, Outcome::Starting]
+    );
     assert_eq!(d.runs[2].first_line, 6);
 }
 
@@ -132,16 +153,25 @@ fn an_unrecognised_uncaught_exception_is_unknown_with_its_lines() {
     let log = "Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\nZeroDivisionError: division by zero\nKilled\n";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!((cause.category.as_str(), cause.rule.as_deref()), ("unknown", None));
+    assert_eq!(
+        (cause.category.as_str(), cause.rule.as_deref()),
+        ("unknown", None)
+    );
     assert_eq!(cause.evidence[0].line, 3);
-    assert_eq!(d.runs[0].symptoms[0].rule, "shell.killed", "Killed is the consequence");
+    assert_eq!(
+        d.runs[0].symptoms[0].rule, "shell.killed",
+        "Killed is the consequence"
+    );
 }
 
 #[test]
 fn benign_rules_silence_causes_on_the_same_line() {
     let d = diagnose("[AutoTuner]: Skipping tactic 14 CutlassFusedMoeRunner, due to failure while profiling: CUDA out of memory. Tried to allocate 1.50 GiB.\n");
     assert_eq!(d.verdict, Verdict::NoCrash);
-    assert_eq!(d.runs[0].benign[0].rule, "flashinfer.autotuner-oom-fallback");
+    assert_eq!(
+        d.runs[0].benign[0].rule,
+        "flashinfer.autotuner-oom-fallback"
+    );
     assert!(d.runs[0].benign[0].why.contains("not cuda.out-of-memory"));
 }
 
