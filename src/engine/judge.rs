@@ -44,7 +44,14 @@ pub(super) fn diagnose(
                 .iter()
                 .map(|f| f.name().to_string())
                 .collect(),
-            notices: source.notices.clone(),
+            notices: source
+                .notices
+                .iter()
+                .cloned()
+                .chain((source.dropped_runs > 0).then(|| {
+                    format!("{} earlier run(s) were not kept (too many launches); only the latest are judged", source.dropped_runs)
+                }))
+                .collect(),
         });
         let skip = if options.last_only {
             source.runs.len().saturating_sub(1)
@@ -87,16 +94,30 @@ fn standing(run: &RunState, finding: &Finding) -> Standing {
     if let Some(stop) = run.stop_line.filter(|&s| finding.line > s) {
         return Standing::AfterStop(stop);
     }
-    if let Some(progress) = run.last_progress.filter(|&p| p > finding.event_last) {
-        let interrupted = run
-            .terminal_lines
-            .iter()
-            .any(|&t| t >= finding.line && t >= progress);
-        if !interrupted {
-            return Standing::Survived(progress);
-        }
+    match survived(run, finding.event_last) {
+        Some(progress) => Standing::Survived(progress),
+        None => Standing::Active,
     }
-    Standing::Active
+}
+
+/// Did the run outlive a failure that ended at line `event_last`? It did
+/// if it made progress afterwards and either never died after its last
+/// progress, or died of a new failure logged after that progress. Returns
+/// the last progress line. Progress alone is not enough: another rank can
+/// log a batch between a failure and the kill it causes.
+fn survived(run: &RunState, event_last: u64) -> Option<u64> {
+    let progress = run.last_progress.filter(|&p| p > event_last)?;
+    let before_stop = |t: u64| run.stop_line.is_none_or(|s| t < s);
+    let Some(death) = run.terminal_after_progress.filter(|&t| before_stop(t)) else {
+        return Some(progress);
+    };
+    let new_failure = run.findings.iter().any(|f| {
+        matches!(f.role, Role::Cause | Role::Confirm) && f.line > progress && f.line <= death
+    }) || run
+        .failures
+        .iter()
+        .any(|f| f.first_line > progress && f.first_line <= death);
+    new_failure.then_some(progress)
 }
 
 fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
@@ -157,14 +178,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         .iter()
         .filter(|f| {
             let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
-            let survived = run.last_progress.is_some_and(|p| {
-                p > f.last_line
-                    && !run
-                        .terminal_lines
-                        .iter()
-                        .any(|&t| t >= f.first_line && t >= p)
-            });
-            !after_stop && !survived
+            !after_stop && survived(run, f.last_line).is_none()
         })
         .collect();
 
@@ -175,7 +189,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
     let root = select_root(rules, &active);
     if let Some((root, confirmed)) = root {
         let rule = rules.rule(root.rule);
-        let died = run.terminal_lines.iter().any(|&t| t >= root.line);
+        let died = run.last_terminal.is_some_and(|t| t >= root.line);
         let mut lines = root.evidence.clone();
         if let Some(symptom) = confirmed {
             lines.push(EvidenceLine {

@@ -25,12 +25,17 @@ pub struct JudgeOptions {
     pub last_only: bool,
 }
 
+/// Most runs kept per source; older ones are dropped (a restart loop can
+/// log thousands) and the report says how many.
+const MAX_RUNS: usize = 1000;
+
 struct SourceState {
     name: String,
     lines: u64,
     formats: FormatSet,
     notices: Vec<String>,
     runs: Vec<RunState>,
+    dropped_runs: u64,
     boot_pending: bool,
 }
 
@@ -59,6 +64,7 @@ impl<'r> Engine<'r> {
             formats: FormatSet::default(),
             notices: Vec::new(),
             runs: Vec::new(),
+            dropped_runs: 0,
             boot_pending: false,
         });
     }
@@ -111,6 +117,10 @@ impl<'r> Engine<'r> {
             }
         };
         if new_run {
+            if source.runs.len() == MAX_RUNS {
+                source.runs.remove(0);
+                source.dropped_runs += 1;
+            }
             source.runs.push(RunState::new(first));
             source.boot_pending = false;
         }

@@ -98,8 +98,12 @@ pub struct RunState {
     pub serving: bool,
     /// First operator stop marker.
     pub stop_line: Option<u64>,
-    /// Lines of exit markers and terminal findings.
-    pub terminal_lines: Vec<u64>,
+    /// Last line that recorded a death (an exit marker or a terminal
+    /// finding).
+    pub last_terminal: Option<u64>,
+    /// First death line after the last progress marker: what ended the run
+    /// after it last made progress (liveness needs it).
+    pub terminal_after_progress: Option<u64>,
     /// Latest start-up phase.
     pub phase: Option<String>,
     /// Cause, confirm, symptom and benign findings, in line order.
@@ -126,7 +130,8 @@ impl RunState {
             last_progress: None,
             serving: false,
             stop_line: None,
-            terminal_lines: Vec::new(),
+            last_terminal: None,
+            terminal_after_progress: None,
             phase: None,
             findings: Vec::new(),
             dropped: 0,
@@ -155,16 +160,13 @@ impl RunState {
             }
             MarkerKind::Ready => {
                 self.ready_line.get_or_insert(line);
-                self.last_progress = Some(line);
+                self.note_progress(line);
             }
-            MarkerKind::Progress => self.last_progress = Some(line),
+            MarkerKind::Progress => self.note_progress(line),
             MarkerKind::Stop => {
                 self.stop_line.get_or_insert(line);
             }
-            MarkerKind::Exit => {
-                self.ended = true;
-                self.terminal_lines.push(line);
-            }
+            MarkerKind::Exit => self.note_terminal(line),
         }
         if let Some(phase) = phase {
             self.serving |= phase == SERVING;
@@ -172,19 +174,33 @@ impl RunState {
         }
     }
 
+    fn note_progress(&mut self, line: u64) {
+        self.last_progress = Some(self.last_progress.map_or(line, |p| p.max(line)));
+        self.terminal_after_progress = None;
+    }
+
+    fn note_terminal(&mut self, line: u64) {
+        self.ended = true;
+        self.last_terminal = Some(self.last_terminal.map_or(line, |t| t.max(line)));
+        if self.last_progress.is_none_or(|p| line > p) && self.terminal_after_progress.is_none() {
+            self.terminal_after_progress = Some(line);
+        }
+    }
+
     /// Adds a finding, merging it with an earlier one of the same rule and
-    /// text (the same error printed again counts once).
+    /// message (the same error printed by several ranks counts once) unless
+    /// the run made progress in between: then it is a new occurrence.
     pub fn add_finding(&mut self, finding: Finding, terminal: bool) {
         self.substantive = true;
         if terminal {
-            self.ended = true;
-            self.terminal_lines.push(finding.line);
+            self.note_terminal(finding.line);
         }
-        if let Some(same) = self
-            .findings
-            .iter_mut()
-            .find(|f| f.rule == finding.rule && f.message == finding.message)
-        {
+        let progress = self.last_progress;
+        if let Some(same) = self.findings.iter_mut().find(|f| {
+            f.rule == finding.rule
+                && f.message == finding.message
+                && progress.is_none_or(|p| p < f.line)
+        }) {
             same.count += 1;
             return;
         }

@@ -181,3 +181,29 @@ fn the_same_error_from_several_ranks_counts_once() {
     let d = diagnose(&format!("{line}\n{line}\n{line}\n"));
     assert!(d.runs[0].symptoms.is_empty(), "{:?}", d.runs[0].symptoms);
 }
+
+#[test]
+fn a_survived_sigquit_is_not_merged_with_the_fatal_one() {
+    let sigquit = "[2026-05-25 08:00:00] Received sigquit from a child process. It usually means the child failed.";
+    let log = format!("{sigquit}\n{BATCH}\n{BATCH}\nRuntimeError: FlashInfer requires GPUs with sm75 or higher\n{sigquit}\n");
+    let d = diagnose(&log);
+    let run = &d.runs[0];
+    assert_eq!(run.outcome, Outcome::Crash);
+    assert_eq!(run.benign.len(), 1, "{:?}", run.benign);
+    assert_eq!(run.benign[0].line, 1);
+    assert_eq!(run.symptoms.len(), 1, "{:?}", run.symptoms);
+    assert_eq!(run.symptoms[0].line, 5);
+}
+
+#[test]
+fn batches_logged_between_a_failure_and_the_kill_it_causes_do_not_hide_it() {
+    let log = format!(
+        "RuntimeError: FlashInfer requires GPUs with sm75 or higher\n{BATCH}\n{BATCH}\nMay 25 20:27:23 h systemd[1]: x.service: Main process exited, code=killed, status=9/KILL\n"
+    );
+    let d = diagnose(&log);
+    assert_eq!(d.verdict, Verdict::Crash);
+    assert_eq!(
+        d.root_cause.unwrap().category,
+        "flashinfer-unsupported-arch"
+    );
+}
