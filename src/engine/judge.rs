@@ -21,7 +21,7 @@ use super::diagnosis::{
     Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom,
     Verdict, SCHEMA,
 };
-use super::run::{EvidenceLine, Finding, RunState};
+use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
 
@@ -133,183 +133,106 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         benign: Vec::new(),
         notices: Vec::new(),
     };
-    let evidence = |lines: &[EvidenceLine]| -> Vec<Evidence> {
-        lines
-            .iter()
-            .map(|e| Evidence {
-                source: source.to_string(),
-                line: e.line,
-                text: e.text.clone(),
-            })
-            .collect()
-    };
-
-    let mut active: Vec<&Finding> = Vec::new();
-    for f in &run.findings {
-        if f.role == Role::Benign {
-            let rule = rules.rule(f.rule);
-            let why = match f.silenced {
-                Some(other) => format!(
-                    "{} (not {})",
-                    rule.why.as_deref().unwrap_or(""),
-                    rules.rule(other).id
-                ),
-                None => rule.why.clone().unwrap_or_default(),
-            };
-            result.benign.push(benign(rules, f, why));
-            continue;
-        }
-        match standing(run, f) {
-            Standing::Active => active.push(f),
-            Standing::Survived(line) => {
-                let why = format!(
-                    "the run kept making progress after it (line {line}), so it was not fatal"
-                );
-                result.benign.push(benign(rules, f, why));
-            }
-            Standing::AfterStop(line) => {
-                let why = format!("a consequence of the orderly stop seen at line {line}");
-                result.benign.push(benign(rules, f, why));
-            }
-        }
-    }
-    let failures: Vec<_> = run
-        .failures
-        .iter()
-        .filter(|f| {
-            let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
-            !after_stop && survived(run, f.last_line).is_none()
-        })
-        .collect();
-
     if let Some(cut) = &run.cut_traceback {
         result.notices.push(cut_notice(source, cut));
     }
 
-    let root = select_root(rules, &active);
-    if let Some((root, confirmed)) = root {
-        let rule = rules.rule(root.rule);
-        let died = run.last_terminal.is_some_and(|t| t >= root.line);
-        let mut lines = root.evidence.clone();
-        if let Some(symptom) = confirmed {
-            lines.push(EvidenceLine {
-                line: symptom.line,
-                text: symptom.text.clone(),
-            });
-        }
-        let corroborating = active
-            .iter()
-            .filter(|f| matches!(f.role, Role::Cause | Role::Confirm))
-            .filter(|f| !std::ptr::eq(**f, root) && rules.rule(f.rule).category == rule.category)
-            .filter(|f| !lines.iter().any(|l| l.line == f.line))
-            .take(MAX_CORROBORATING);
-        let corroborating: Vec<_> = corroborating
-            .map(|f| EvidenceLine {
-                line: f.line,
-                text: f.text.clone(),
-            })
-            .collect();
-        lines.extend(corroborating);
-        result.root_cause = Some(RootCause {
-            rule: Some(rule.id.clone()),
-            category: rule
-                .category
-                .clone()
-                .unwrap_or_else(|| category::UNKNOWN.to_string()),
-            title: root.title.clone(),
-            confidence: if died {
-                Confidence::High
-            } else {
-                Confidence::Medium
-            },
-            hint: rule.hint.clone(),
-            evidence: evidence(&lines),
-            identified: true,
-        });
-        result.outcome = Outcome::Crash;
-        let label = format!("{} (line {})", rule.id, root.line);
-        let in_evidence = |f: &Finding| lines.iter().any(|l| l.line == f.line);
-        for f in active
-            .iter()
-            .filter(|f| !std::ptr::eq(**f, root) && !in_evidence(f))
-        {
-            result.symptoms.push(symptom(rules, f, &label));
-        }
-        return result;
+    let mut active: Vec<&Finding> = Vec::new();
+    for f in &run.findings {
+        let why = if f.role == Role::Benign {
+            benign_why(rules, f)
+        } else {
+            match standing(run, f) {
+                Standing::Active => {
+                    active.push(f);
+                    continue;
+                }
+                Standing::Survived(line) => {
+                    format!(
+                        "the run kept making progress after it (line {line}), so it was not fatal"
+                    )
+                }
+                Standing::AfterStop(line) => {
+                    format!("a consequence of the orderly stop seen at line {line}")
+                }
+            }
+        };
+        result.benign.push(benign(rules, f, why));
     }
 
-    if let Some(stop) = run.stop_line {
-        result.outcome = Outcome::Stopped;
-        for f in &active {
-            let why = format!("a consequence of the orderly stop seen at line {stop}");
-            result.benign.push(benign(rules, f, why));
+    let Some(root) = choose_root(rules, run, &active) else {
+        result.outcome = quiet_outcome(run);
+        if let Some(stop) = run.stop_line {
+            for f in &active {
+                let why = format!("a consequence of the orderly stop seen at line {stop}");
+                result.benign.push(benign(rules, f, why));
+            }
         }
         return result;
+    };
+    let cause = root_cause(rules, run, source, &root, &active);
+    let label = match &root {
+        Root::Failure(failure) => format!("the failure at line {}", failure.first_line),
+        Root::Cause(f, _) | Root::StandIn(f) => {
+            format!("{} (line {})", rules.rule(f.rule).id, f.line)
+        }
+    };
+    let shown: Vec<u64> = cause.evidence.iter().map(|e| e.line).collect();
+    for f in active.iter().filter(|f| !shown.contains(&f.line)) {
+        result.symptoms.push(symptom(rules, f, &label));
     }
+    result.root_cause = Some(cause);
+    result.outcome = Outcome::Crash;
+    result
+}
 
-    // Fallback: the earliest unexplained symptom or unrecognised failure.
+/// What a crashed run died of.
+enum Root<'a> {
+    /// A cause rule's finding, or a confirm finding with the symptom it
+    /// confirms.
+    Cause(&'a Finding, Option<&'a Finding>),
+    /// A symptom standing in for a cause the log does not show.
+    StandIn(&'a Finding),
+    /// An uncaught failure no rule recognises.
+    Failure(&'a Failure),
+}
+
+/// Causal selection: the earliest cause; with none (and no orderly stop),
+/// the earliest of an unexplained stand-in symptom and an unrecognised
+/// failure. `None` means the run did not crash.
+fn choose_root<'a>(rules: &RuleSet, run: &'a RunState, active: &[&'a Finding]) -> Option<Root<'a>> {
+    if let Some((cause, confirmed)) = select_cause(rules, active) {
+        return Some(Root::Cause(cause, confirmed));
+    }
+    if run.stop_line.is_some() {
+        return None;
+    }
     let explained = |f: &Finding| {
         active.iter().any(|other| {
             !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule)
         })
     };
-    let symptom_candidate = active
+    let stand_in = active
         .iter()
         .copied()
         .find(|f| f.role == Role::Symptom && !explained(f));
-    let failure_candidate = failures.first().copied();
-    let use_failure = match (symptom_candidate, failure_candidate) {
-        (Some(s), Some(f)) => f.first_line <= s.line,
-        (None, Some(_)) => true,
-        _ => false,
-    };
-    if use_failure {
-        let failure = failure_candidate.expect("checked above");
-        let hint = match &run.cut_traceback {
-            Some(cut) if cut.first_line == failure.first_line => cut_hint(cut),
-            _ => "No rule recognises this failure. Read the evidence lines (the first exception of a chain is the root); \
-                  if it is a known problem, add a rule for it (rules/README.md)."
-                .to_string(),
-        };
-        result.root_cause = Some(RootCause {
-            rule: None,
-            category: category::UNKNOWN.to_string(),
-            title: failure.title.clone(),
-            confidence: Confidence::Low,
-            hint: Some(hint),
-            evidence: evidence(&failure.evidence),
-            identified: false,
-        });
-        result.outcome = Outcome::Crash;
-        let label = format!("the failure at line {}", failure.first_line);
-        for f in &active {
-            result.symptoms.push(symptom(rules, f, &label));
-        }
-        return result;
+    let failure = run.failures.iter().find(|f| {
+        let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
+        !after_stop && survived(run, f.last_line).is_none()
+    });
+    match (stand_in, failure) {
+        (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
+        (Some(s), _) => Some(Root::StandIn(s)),
+        (None, Some(f)) => Some(Root::Failure(f)),
+        (None, None) => None,
     }
-    if let Some(root) = symptom_candidate {
-        let rule = rules.rule(root.rule);
-        result.root_cause = Some(RootCause {
-            rule: Some(rule.id.clone()),
-            category: rule
-                .category
-                .clone()
-                .unwrap_or_else(|| category::UNKNOWN.to_string()),
-            title: root.title.clone(),
-            confidence: Confidence::Low,
-            hint: rule.hint.clone().or_else(|| rule.why.clone()),
-            evidence: evidence(&root.evidence),
-            identified: false,
-        });
-        result.outcome = Outcome::Crash;
-        let label = format!("{} (line {})", rule.id, root.line);
-        for f in active.iter().filter(|f| !std::ptr::eq(**f, root)) {
-            result.symptoms.push(symptom(rules, f, &label));
-        }
-        return result;
-    }
+}
 
-    result.outcome = if run.ready_line.is_some() || run.serving {
+/// The outcome of a run that did not crash.
+fn quiet_outcome(run: &RunState) -> Outcome {
+    if run.stop_line.is_some() {
+        Outcome::Stopped
+    } else if run.ready_line.is_some() || run.serving {
         Outcome::Healthy
     } else if run.ended {
         Outcome::Stopped
@@ -317,13 +240,119 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         Outcome::Starting
     } else {
         Outcome::Unknown
-    };
-    result
+    }
 }
 
-/// The root cause among active findings: the earliest cause, or confirm
+fn root_cause(
+    rules: &RuleSet,
+    run: &RunState,
+    source: &str,
+    root: &Root<'_>,
+    active: &[&Finding],
+) -> RootCause {
+    let evidence = |lines: &[EvidenceLine]| -> Vec<Evidence> {
+        let mut out: Vec<Evidence> = Vec::with_capacity(lines.len());
+        for l in lines {
+            if !out.iter().any(|e| e.line == l.line) {
+                out.push(Evidence {
+                    source: source.to_string(),
+                    line: l.line,
+                    text: l.text.clone(),
+                });
+            }
+        }
+        out
+    };
+    match root {
+        Root::Cause(cause, confirmed) => {
+            let rule = rules.rule(cause.rule);
+            let mut lines = cause.evidence.clone();
+            lines.extend(confirmed.map(evidence_of));
+            // Other causes of the same category back it up (the OOM
+            // record, then the unit's oom-kill result).
+            let corroborating = active
+                .iter()
+                .filter(|f| {
+                    matches!(f.role, Role::Cause | Role::Confirm) && !std::ptr::eq(**f, *cause)
+                })
+                .filter(|f| rules.rule(f.rule).category == rule.category)
+                .take(MAX_CORROBORATING);
+            lines.extend(corroborating.map(|f| evidence_of(f)));
+            let died = run.last_terminal.is_some_and(|t| t >= cause.line);
+            RootCause {
+                rule: Some(rule.id.clone()),
+                category: category_of(rules, cause),
+                title: cause.title.clone(),
+                confidence: if died {
+                    Confidence::High
+                } else {
+                    Confidence::Medium
+                },
+                hint: rule.hint.clone(),
+                evidence: evidence(&lines),
+                identified: true,
+            }
+        }
+        Root::StandIn(symptom) => {
+            let rule = rules.rule(symptom.rule);
+            RootCause {
+                rule: Some(rule.id.clone()),
+                category: category_of(rules, symptom),
+                title: symptom.title.clone(),
+                confidence: Confidence::Low,
+                hint: rule.hint.clone().or_else(|| rule.why.clone()),
+                evidence: evidence(&symptom.evidence),
+                identified: false,
+            }
+        }
+        Root::Failure(failure) => {
+            let hint = match &run.cut_traceback {
+                Some(cut) if cut.first_line == failure.first_line => cut_hint(cut),
+                _ => UNRECOGNISED_HINT.to_string(),
+            };
+            RootCause {
+                rule: None,
+                category: category::UNKNOWN.to_string(),
+                title: failure.title.clone(),
+                confidence: Confidence::Low,
+                hint: Some(hint),
+                evidence: evidence(&failure.evidence),
+                identified: false,
+            }
+        }
+    }
+}
+
+const UNRECOGNISED_HINT: &str =
+    "No rule recognises this failure. Read the evidence lines (the first exception of a chain is \
+the root); if it is a known problem, add a rule for it (rules/README.md).";
+
+fn evidence_of(f: &Finding) -> EvidenceLine {
+    EvidenceLine {
+        line: f.line,
+        text: f.text.clone(),
+    }
+}
+
+fn category_of(rules: &RuleSet, f: &Finding) -> String {
+    rules
+        .rule(f.rule)
+        .category
+        .clone()
+        .unwrap_or_else(|| category::UNKNOWN.to_string())
+}
+
+fn benign_why(rules: &RuleSet, f: &Finding) -> String {
+    let why = rules.rule(f.rule).why.clone().unwrap_or_default();
+    match f.silenced {
+        Some(other) => format!("{why} (not {})", rules.rule(other).id),
+        None => why,
+    }
+}
+
+/// The earliest cause among active findings: the earliest cause, or confirm
 /// whose symptom is present; with the confirmed symptom, if any.
-fn select_root<'f>(
+fn select_cause<'f>(
     rules: &RuleSet,
     active: &[&'f Finding],
 ) -> Option<(&'f Finding, Option<&'f Finding>)> {
