@@ -25,6 +25,11 @@ use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
 
+/// The category a memory kill record confirms a SIGKILL as.
+const OOM_KILL: &str = "host-oom-kill";
+/// The category of a SIGKILL whose sender the log does not show.
+const UNATTRIBUTED_KILL: &str = "sigkill-unattributed";
+
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
@@ -35,6 +40,7 @@ pub(super) fn diagnose(
 ) -> Diagnosis {
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
+    let kill_records = kill_records(rules, sources);
     for source in sources {
         inputs.push(InputSummary {
             name: source.name.clone(),
@@ -59,7 +65,12 @@ pub(super) fn diagnose(
             0
         };
         for state in &source.runs[skip..] {
-            runs.push(judge_run(rules, &source.name, state));
+            let elsewhere: Vec<KillRecord<'_>> = kill_records
+                .iter()
+                .filter(|r| !std::ptr::eq(r.run, state))
+                .copied()
+                .collect();
+            runs.push(judge_run(rules, &source.name, state, &elsewhere));
         }
     }
     let crashed: Vec<&Run> = runs
@@ -77,6 +88,36 @@ pub(super) fn diagnose(
         inputs,
         runs,
     }
+}
+
+/// A record that the kernel, systemd or a container runtime killed a
+/// process for memory, found in some run. It can explain a SIGKILL seen in
+/// another source (the journal of the unit, the dmesg of the host) when
+/// both name the same process or unit.
+#[derive(Clone, Copy)]
+struct KillRecord<'a> {
+    source: &'a str,
+    run: &'a RunState,
+    finding: &'a Finding,
+}
+
+fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
+    let mut records = Vec::new();
+    for source in sources {
+        for run in &source.runs {
+            for finding in &run.findings {
+                let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
+                if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
+                    records.push(KillRecord {
+                        source: &source.name,
+                        run,
+                        finding,
+                    });
+                }
+            }
+        }
+    }
+    records
 }
 
 /// Where a crash-looking finding stands.
@@ -120,7 +161,7 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
     new_failure.then_some(progress)
 }
 
-fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
+fn judge_run(rules: &RuleSet, source: &str, run: &RunState, elsewhere: &[KillRecord<'_>]) -> Run {
     let mut result = Run {
         source: source.to_string(),
         first_line: run.first_line,
@@ -160,7 +201,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
         result.benign.push(benign(rules, f, why));
     }
 
-    let Some(root) = choose_root(rules, run, &active) else {
+    let Some(root) = choose_root(rules, run, &active, elsewhere) else {
         result.outcome = quiet_outcome(run);
         if let Some(stop) = run.stop_line {
             for f in &active {
@@ -173,6 +214,14 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState) -> Run {
     let cause = root_cause(rules, run, source, &root, &active);
     let label = match &root {
         Root::Failure(failure) => format!("the failure at line {}", failure.first_line),
+        Root::Elsewhere(record, _) => {
+            format!(
+                "{} in {} (line {})",
+                rules.rule(record.finding.rule).id,
+                record.source,
+                record.finding.line
+            )
+        }
         Root::Cause(f, _) | Root::StandIn(f) => {
             format!("{} (line {})", rules.rule(f.rule).id, f.line)
         }
@@ -195,13 +244,20 @@ enum Root<'a> {
     StandIn(&'a Finding),
     /// An uncaught failure no rule recognises.
     Failure(&'a Failure),
+    /// A memory kill recorded in another source, for this run's SIGKILL.
+    Elsewhere(KillRecord<'a>, &'a Finding),
 }
 
 /// Causal selection: the earliest cause; with none (and no orderly stop),
 /// the earliest of an unexplained stand-in symptom and an unrecognised
 /// failure. `None` means the run did not crash.
-fn choose_root<'a>(rules: &RuleSet, run: &'a RunState, active: &[&'a Finding]) -> Option<Root<'a>> {
-    if let Some((cause, confirmed)) = select_cause(rules, active) {
+fn choose_root<'a>(
+    rules: &RuleSet,
+    run: &'a RunState,
+    active: &[&'a Finding],
+    elsewhere: &[KillRecord<'a>],
+) -> Option<Root<'a>> {
+    if let Some((cause, confirmed)) = select_cause(rules, run, active) {
         return Some(Root::Cause(cause, confirmed));
     }
     if run.stop_line.is_some() {
@@ -222,10 +278,34 @@ fn choose_root<'a>(rules: &RuleSet, run: &'a RunState, active: &[&'a Finding]) -
     });
     match (stand_in, failure) {
         (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
-        (Some(s), _) => Some(Root::StandIn(s)),
+        (Some(s), _) => Some(match kill_record_for(rules, run, s, elsewhere) {
+            Some(record) => Root::Elsewhere(record, s),
+            None => Root::StandIn(s),
+        }),
         (None, Some(f)) => Some(Root::Failure(f)),
         (None, None) => None,
     }
+}
+
+/// A memory kill recorded elsewhere that explains a SIGKILL stand-in: it
+/// names one of the run's processes or its unit.
+fn kill_record_for<'a>(
+    rules: &RuleSet,
+    run: &RunState,
+    stand_in: &Finding,
+    elsewhere: &[KillRecord<'a>],
+) -> Option<KillRecord<'a>> {
+    if rules.rule(stand_in.rule).category.as_deref() != Some(UNATTRIBUTED_KILL) {
+        return None;
+    }
+    elsewhere.iter().copied().find(|record| {
+        let pid = record
+            .finding
+            .pid
+            .is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
+        let unit = record.finding.unit.is_some() && record.finding.unit == run.unit;
+        pid || unit
+    })
 }
 
 /// The outcome of a run that did not crash.
@@ -305,6 +385,24 @@ fn root_cause(
                 identified: false,
             }
         }
+        Root::Elsewhere(record, symptom) => {
+            let rule = rules.rule(record.finding.rule);
+            let mut lines = vec![Evidence {
+                source: record.source.to_string(),
+                line: record.finding.line,
+                text: record.finding.text.clone(),
+            }];
+            lines.extend(evidence(&[evidence_of(symptom)]));
+            RootCause {
+                rule: Some(rule.id.clone()),
+                category: category_of(rules, record.finding),
+                title: record.finding.title.clone(),
+                confidence: Confidence::High,
+                hint: rule.hint.clone(),
+                evidence: lines,
+                identified: true,
+            }
+        }
         Root::Failure(failure) => {
             let hint = match &run.cut_traceback {
                 Some(cut) if cut.first_line == failure.first_line => cut_hint(cut),
@@ -354,36 +452,46 @@ fn benign_why(rules: &RuleSet, f: &Finding) -> String {
 /// whose symptom is present; with the confirmed symptom, if any.
 fn select_cause<'f>(
     rules: &RuleSet,
+    run: &RunState,
     active: &[&'f Finding],
 ) -> Option<(&'f Finding, Option<&'f Finding>)> {
-    let mut best: Option<(&Finding, Option<&Finding>)> = None;
+    let mut candidates: Vec<(&Finding, Option<&Finding>)> = Vec::new();
     for f in active {
-        let candidate = match f.role {
-            Role::Cause => Some((*f, None)),
+        match f.role {
+            Role::Cause => candidates.push((*f, None)),
             Role::Confirm => {
                 let confirms = &rules.rule(f.rule).confirms;
-                active
+                let confirmed = active
                     .iter()
-                    .find(|s| {
-                        confirms.contains(&s.rule)
-                            && (s.pid.is_none() || f.pid.is_none() || s.pid == f.pid)
-                    })
-                    .map(|s| (*f, Some(*s)))
+                    .find(|s| confirms.contains(&s.rule) && same_process(run, s, f));
+                if let Some(symptom) = confirmed {
+                    candidates.push((*f, Some(*symptom)));
+                }
             }
-            _ => None,
-        };
-        let Some(candidate) = candidate else { continue };
-        let better = match best {
-            None => true,
-            Some((b, _)) => {
-                (f.line, -rules.rule(f.rule).priority) < (b.line, -rules.rule(b.rule).priority)
-            }
-        };
-        if better {
-            best = Some(candidate);
+            _ => {}
         }
     }
-    best
+    // A kill record about a process that is not one of this run's (another
+    // service in the same journal) is the root cause only if nothing else is.
+    let owned = |f: &Finding| run.owns_pid(f.pid);
+    let pool: Vec<_> = if candidates.iter().any(|(f, _)| owned(f)) {
+        candidates.into_iter().filter(|(f, _)| owned(f)).collect()
+    } else {
+        candidates
+    };
+    pool.into_iter()
+        .min_by_key(|(f, _)| (f.line, -rules.rule(f.rule).priority))
+}
+
+/// Do a symptom and the record that would confirm it concern the same
+/// process? Yes when both name it and agree, or when the record names one
+/// of the run's processes and the symptom names none.
+fn same_process(run: &RunState, symptom: &Finding, record: &Finding) -> bool {
+    match (symptom.pid, record.pid) {
+        (Some(a), Some(b)) => a == b,
+        (None, record_pid) => run.owns_pid(record_pid),
+        (Some(_), None) => true,
+    }
 }
 
 fn symptom(rules: &RuleSet, f: &Finding, explained_by: &str) -> Symptom {

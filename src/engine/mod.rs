@@ -10,6 +10,7 @@
 pub mod diagnosis;
 mod judge;
 mod run;
+mod subject;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{FormatSet, Separator};
@@ -103,12 +104,19 @@ impl<'r> Engine<'r> {
         rules.match_event(event, &mut self.matches);
         let matches = &self.matches;
 
-        // The run this event belongs to.
+        // The run this event belongs to. A systemd start job for another
+        // unit (named differently) does not start a new run of this one.
+        let subject = subject::subject_of(event);
+        let concerns_run = |run: Option<&RunState>| match (&subject, run) {
+            (Some(subject), Some(run)) => run.concerns(subject),
+            _ => true,
+        };
         let start_stage = matches
             .iter()
             .filter(|m| rules.rule(m.rule).marker == Some(MarkerKind::Start))
             .map(|m| rules.rule(m.rule).stage)
-            .max();
+            .max()
+            .filter(|_| concerns_run(source.runs.last()));
         let first = event.first_line();
         let new_run = match source.runs.last() {
             None => true,
@@ -126,8 +134,18 @@ impl<'r> Engine<'r> {
         }
         let run = source.runs.last_mut().expect("a run exists");
         run.last_line = run.last_line.max(event.last_line());
-        if run.unit.is_none() {
-            run.unit = unit_of(event);
+        if let Some(subject::Subject::Unit(unit)) = &subject {
+            run.unit.get_or_insert_with(|| unit.clone());
+        }
+        if start_stage.is_some() && run.subject.is_none() {
+            run.subject = subject.clone();
+        }
+        if let Some(pid) = event
+            .stream
+            .pid
+            .filter(|_| !subject::is_manager(event.stream.identifier.as_deref()))
+        {
+            run.note_pid(pid);
         }
 
         // Benign rules silence the other rules on the lines they match.
@@ -140,7 +158,8 @@ impl<'r> Engine<'r> {
             rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line)
         };
 
-        for m in matches {
+        let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
+        for m in matches.iter().filter(|_| own_markers) {
             let rule = rules.rule(m.rule);
             if let Some(kind) = rule.marker {
                 run.add_marker(
@@ -254,22 +273,34 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
             evidence.push(evidence_line(first));
         }
     }
-    let pid = m
-        .captures
-        .iter()
-        .find(|(name, _)| name == "pid")
-        .and_then(|(_, v)| v.parse().ok())
-        .or(event.stream.pid);
+    let capture = |wanted: &str| {
+        m.captures
+            .iter()
+            .find(|(name, _)| name == wanted)
+            .map(|(_, v)| v.as_str())
+    };
+    let writer = event
+        .stream
+        .pid
+        .filter(|_| !subject::is_manager(event.stream.identifier.as_deref()));
+    let pid = capture("pid").and_then(|v| v.parse().ok()).or(writer);
+    let unit = capture("unit")
+        .map(str::to_string)
+        .or_else(|| match subject::subject_of(event) {
+            Some(subject::Subject::Unit(unit)) => Some(unit),
+            _ => None,
+        });
     Finding {
         rule: m.rule,
         role: rule.role,
         line: line.number,
         text: line.text.clone(),
-        message: line.message().trim().to_string(),
+        key: run::message_key(line.message()),
         event_last: event.last_line(),
         title: rule.render_title(&m.captures),
         evidence,
         pid,
+        unit,
         count: 1,
         silenced,
     }
@@ -354,41 +385,6 @@ fn shorten(text: &str, max: usize) -> String {
     }
     let cut: String = text.chars().take(max).collect();
     format!("{cut}…")
-}
-
-/// The systemd unit an event is about: `sglang.service: Main process
-/// exited…` from PID 1 or a user manager, or `Started sglang.service - …`.
-fn unit_of(event: &Event) -> Option<String> {
-    let ident = event.stream.identifier.as_deref()?;
-    if ident != "systemd" {
-        return None;
-    }
-    let message = event.lines.first()?.message();
-    let head = message
-        .split(": ")
-        .next()
-        .filter(|h| h.len() < message.len())?;
-    let candidate = if is_unit_name(head) {
-        head
-    } else {
-        let rest = message
-            .strip_prefix("Started ")
-            .or_else(|| message.strip_prefix("Starting "))?;
-        rest.split([' ', '.'])
-            .next()
-            .map(|_| rest.split(" - ").next().unwrap_or(rest))?
-    };
-    is_unit_name(candidate).then(|| candidate.to_string())
-}
-
-fn is_unit_name(name: &str) -> bool {
-    const SUFFIXES: [&str; 7] = [
-        ".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target",
-    ];
-    !name.contains(' ')
-        && SUFFIXES
-            .iter()
-            .any(|s| name.ends_with(s) && name.len() > s.len())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! What the engine remembers about one run while it reads: bounded state
 //! (capped finding lists, a few line numbers), never the run's lines.
 
+use super::subject::Subject;
 use crate::rules::{MarkerKind, Role};
 
 /// The progress phase of a server doing its work (batches, requests).
@@ -8,6 +9,9 @@ pub const SERVING: &str = "serving";
 
 /// Most findings kept per run and role; later ones are counted, not kept.
 pub const MAX_FINDINGS: usize = 64;
+
+/// Most process ids remembered per run.
+const MAX_PIDS: usize = 64;
 
 /// A line of evidence: number and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,17 +33,21 @@ pub struct Finding {
     pub line: u64,
     /// The decisive line's text.
     pub text: String,
-    /// The decisive line's message (prefixes removed): repeats of the same
-    /// message from other ranks or at other times count once.
-    pub message: String,
+    /// The decisive line's message with numbers blanked ([`message_key`]):
+    /// repeats of the same message from other ranks, threads or times count
+    /// once.
+    pub key: String,
     /// Last line of the event it was found in.
     pub event_last: u64,
     /// Rendered title.
     pub title: String,
     /// Lines that support it (the decisive line first).
     pub evidence: Vec<EvidenceLine>,
-    /// Process id named in the line (`pid` capture) or of its writer.
+    /// Process id the line is about: a `pid` capture, or its writer's pid
+    /// (unless the writer is a service manager or the kernel).
     pub pid: Option<u32>,
+    /// The systemd unit the line is about, if it names one.
+    pub unit: Option<String>,
     /// How many times the same rule matched the same text in this run.
     pub count: u32,
     /// For benign findings: the rule it silenced on the same line.
@@ -84,6 +92,10 @@ pub struct RunState {
     pub last_line: u64,
     /// systemd unit named by its lines.
     pub unit: Option<String>,
+    /// What systemd's start job for this run was about.
+    pub subject: Option<Subject>,
+    /// Process ids of the programs that wrote this run's lines.
+    pub pids: Vec<u32>,
     /// Highest start stage seen, if any start marker was.
     pub max_stage: Option<u8>,
     /// An exit marker or a terminal finding was seen.
@@ -123,6 +135,8 @@ impl RunState {
             first_line: line,
             last_line: line,
             unit: None,
+            subject: None,
+            pids: Vec::new(),
             max_stage: None,
             ended: false,
             substantive: false,
@@ -148,6 +162,32 @@ impl RunState {
         match self.max_stage {
             Some(seen) => seen >= stage || self.ended,
             None => self.ended || self.substantive,
+        }
+    }
+
+    /// Is a systemd message about `subject` about this run's unit? When
+    /// either side is unknown it is taken to be.
+    pub fn concerns(&self, subject: &Subject) -> bool {
+        match (subject, &self.unit, &self.subject) {
+            (Subject::Unit(u), Some(unit), _) => u == unit,
+            (_, _, Some(own)) => own == subject,
+            _ => true,
+        }
+    }
+
+    /// Remembers a process id that wrote one of the run's lines.
+    pub fn note_pid(&mut self, pid: u32) {
+        if self.pids.len() < MAX_PIDS && !self.pids.contains(&pid) {
+            self.pids.push(pid);
+        }
+    }
+
+    /// Does a record about process `pid` concern this run? Unknown pids,
+    /// and runs whose processes are unknown, are taken to.
+    pub fn owns_pid(&self, pid: Option<u32>) -> bool {
+        match pid {
+            Some(pid) => self.pids.is_empty() || self.pids.contains(&pid),
+            None => true,
         }
     }
 
@@ -197,9 +237,7 @@ impl RunState {
         }
         let progress = self.last_progress;
         if let Some(same) = self.findings.iter_mut().find(|f| {
-            f.rule == finding.rule
-                && f.message == finding.message
-                && progress.is_none_or(|p| p < f.line)
+            f.rule == finding.rule && f.key == finding.key && progress.is_none_or(|p| p < f.line)
         }) {
             same.count += 1;
             return;
@@ -225,5 +263,45 @@ impl RunState {
             self.failures.pop();
         }
         self.failures.push(failure);
+    }
+}
+
+/// A message with its numbers blanked, so the same error printed by eight
+/// ranks or GPU threads (`[Rank 3]`, `thread: [24,0,0]`, `0x7f5e…`) gives
+/// one key.
+pub fn message_key(message: &str) -> String {
+    let mut key = String::with_capacity(message.len());
+    let mut chars = message.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            if c == '0' && chars.peek() == Some(&'x') {
+                chars.next();
+                while chars.next_if(|c| c.is_ascii_hexdigit()).is_some() {}
+            } else {
+                while chars.next_if(|c| c.is_ascii_digit()).is_some() {}
+            }
+            key.push('#');
+        } else {
+            key.push(c);
+        }
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message_key;
+
+    #[test]
+    fn numbers_do_not_make_a_message_new() {
+        assert_eq!(
+            message_key("Indexing.cu:1284: indexSelectLargeIndex: block: [0,0,0], thread: [24,0,0] Assertion `srcIndex < srcSelectDimSize` failed."),
+            message_key("Indexing.cu:1284: indexSelectLargeIndex: block: [0,0,0], thread: [31,0,0] Assertion `srcIndex < srcSelectDimSize` failed.")
+        );
+        assert_eq!(message_key("[Rank 3] at 0x7f5e41af06c0"), "[Rank #] at #");
+        assert_ne!(
+            message_key("Xid 79"),
+            message_key("Xid 79, GPU has fallen off the bus")
+        );
     }
 }

@@ -6,11 +6,17 @@ use super::*;
 use crate::events::parse_text;
 
 fn diagnose(log: &str) -> Diagnosis {
+    diagnose_sources(&[("t.log", log)])
+}
+
+fn diagnose_sources(sources: &[(&str, &str)]) -> Diagnosis {
     let rules = RuleSet::builtin().expect("built-in rules");
     let mut engine = Engine::new(&rules);
-    engine.begin_source("t.log");
-    for event in parse_text(log) {
-        engine.feed(&event);
+    for (name, log) in sources {
+        engine.begin_source(name);
+        for event in parse_text(log) {
+            engine.feed(&event);
+        }
     }
     engine.diagnose(JudgeOptions::default())
 }
@@ -206,4 +212,65 @@ fn batches_logged_between_a_failure_and_the_kill_it_causes_do_not_hide_it() {
         d.root_cause.unwrap().category,
         "flashinfer-unsupported-arch"
     );
+}
+
+const KILLED_UNIT: &str = "\
+May 25 20:18:20 h python[71283]: [2026-05-25 20:18:20 TP0] Load weight begin. avail mem=93.12 GB
+May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
+";
+
+#[test]
+fn a_kernel_oom_record_in_another_file_explains_the_units_sigkill() {
+    let dmesg = "[ 5000.123456] Out of memory: Killed process 71283 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n";
+    let d = diagnose_sources(&[("journal.txt", KILLED_UNIT), ("dmesg.txt", dmesg)]);
+    let journal_run = &d.runs[0];
+    let cause = journal_run.root_cause.as_ref().unwrap();
+    assert_eq!(cause.category, "host-oom-kill");
+    assert_eq!(cause.confidence, Confidence::High);
+    assert_eq!(
+        (cause.evidence[0].source.as_str(), cause.evidence[0].line),
+        ("dmesg.txt", 1)
+    );
+    assert_eq!(
+        (cause.evidence[1].source.as_str(), cause.evidence[1].line),
+        ("journal.txt", 2)
+    );
+}
+
+#[test]
+fn an_oom_kill_of_another_process_does_not_explain_the_sigkill() {
+    let dmesg = "[ 5000.123456] Out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n";
+    let d = diagnose_sources(&[("journal.txt", KILLED_UNIT), ("dmesg.txt", dmesg)]);
+    assert_eq!(
+        d.runs[0].root_cause.as_ref().unwrap().category,
+        "sigkill-unattributed"
+    );
+}
+
+#[test]
+fn an_unrelated_oom_kill_in_the_same_journal_does_not_hide_the_real_cause() {
+    let log = "\
+May 25 20:10:00 h kernel: Out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB
+May 25 20:18:20 h python[71283]: [2026-05-25 20:18:20 TP0] Load weight begin. avail mem=93.12 GB
+May 25 20:27:22 h python[71283]: RuntimeError: FlashInfer requires GPUs with sm75 or higher
+May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
+";
+    let d = diagnose(log);
+    assert_eq!(
+        d.root_cause.unwrap().category,
+        "flashinfer-unsupported-arch"
+    );
+}
+
+#[test]
+fn another_units_start_job_does_not_split_the_run() {
+    let log = "\
+May 25 20:17:52 h systemd[1]: Started sglang.service - SGLang.
+May 25 20:17:58 h python[7]: [2026-05-25 20:17:58] server_args=ServerArgs(model_path='/m')
+May 25 20:20:00 h systemd[1]: Started logrotate.service - Rotate log files.
+May 25 20:27:22 h python[7]: [2026-05-25 20:27:22] The server is fired up and ready to roll!
+";
+    let d = diagnose(log);
+    assert_eq!(d.runs.len(), 1);
+    assert_eq!(d.runs[0].unit.as_deref(), Some("sglang.service"));
 }
