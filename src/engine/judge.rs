@@ -131,8 +131,9 @@ enum Standing {
     AfterStop(u64),
 }
 
-fn standing(run: &RunState, finding: &Finding) -> Standing {
-    if let Some(stop) = run.stop_line.filter(|&s| finding.line > s) {
+fn standing(rules: &RuleSet, run: &RunState, finding: &Finding) -> Standing {
+    let after_stop = run.stop_line.filter(|&s| finding.line > s);
+    if let Some(stop) = after_stop.filter(|_| !rules.rule(finding.rule).counts_after_stop) {
         return Standing::AfterStop(stop);
     }
     match survived(run, finding.event_last) {
@@ -183,7 +184,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState, elsewhere: &[KillRec
         let why = if f.role == Role::Benign {
             benign_why(rules, f)
         } else {
-            match standing(run, f) {
+            match standing(rules, run, f) {
                 Standing::Active => {
                     active.push(f);
                     continue;
@@ -260,9 +261,16 @@ fn choose_root<'a>(
     if let Some((cause, confirmed)) = select_cause(rules, run, active) {
         return Some(Root::Cause(cause, confirmed));
     }
-    if run.stop_line.is_some() {
-        return None;
-    }
+    // After an orderly stop, only failures that count despite the stop (a
+    // stop that timed out) make the run a crash.
+    let active: Vec<&Finding> = match run.stop_line {
+        Some(_) => active
+            .iter()
+            .copied()
+            .filter(|f| rules.rule(f.rule).counts_after_stop)
+            .collect(),
+        None => active.to_vec(),
+    };
     let explained = |f: &Finding| {
         active.iter().any(|other| {
             !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule)
@@ -272,10 +280,14 @@ fn choose_root<'a>(
         .iter()
         .copied()
         .find(|f| f.role == Role::Symptom && !explained(f));
-    let failure = run.failures.iter().find(|f| {
-        let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
-        !after_stop && survived(run, f.last_line).is_none()
-    });
+    let failure = run
+        .failures
+        .iter()
+        .filter(|_| run.stop_line.is_none())
+        .find(|f| {
+            let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
+            !after_stop && survived(run, f.last_line).is_none()
+        });
     match (stand_in, failure) {
         (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(rules, run, s, elsewhere) {

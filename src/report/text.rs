@@ -78,7 +78,9 @@ fn headline(run: &Run) -> String {
             None => "starting up, not ready yet, nothing fatal".to_string(),
         },
         (None, Outcome::Stopped) => "stopped in an orderly way".to_string(),
-        (None, _) => "nothing tells whether it crashed".to_string(),
+        (None, _) => {
+            "no sign of a crash (no start, ready or progress lines to judge it by)".to_string()
+        }
     };
     let outcome = if run.outcome == Outcome::Crash {
         "CRASH".to_string()

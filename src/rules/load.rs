@@ -415,6 +415,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         why: file.why.clone(),
         priority: file.priority,
         terminal: file.terminal,
+        counts_after_stop: file.counts_after_stop,
         explains: Vec::new(),
         confirms: Vec::new(),
         marker,

@@ -141,6 +141,8 @@ pub struct Rule {
     pub priority: i32,
     /// The matched line records a death.
     pub terminal: bool,
+    /// The failure counts even after an orderly stop.
+    pub counts_after_stop: bool,
     /// Indices of rules whose findings this rule's finding explains.
     pub explains: Vec<usize>,
     /// For confirm rules: indices of the symptoms it confirms.

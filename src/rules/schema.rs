@@ -31,6 +31,10 @@ pub struct RuleFile {
     /// The matched line itself records that a process died.
     #[serde(default)]
     pub terminal: bool,
+    /// The failure counts even after an orderly stop (a stop that timed
+    /// out, a start that hit the start limit).
+    #[serde(default)]
+    pub counts_after_stop: bool,
     /// Ids of symptom rules this rule's finding explains.
     #[serde(default)]
     pub explains: Vec<Spanned<String>>,
