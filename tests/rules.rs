@@ -54,12 +54,20 @@ fn the_authoring_guide_example_works() {
     let start = guide.find("```toml\n").expect("a toml example") + "```toml\n".len();
     let end = start + guide[start..].find("```").unwrap();
     let dir = TempDir::new("guide");
-    dir.write("files/model-permission.toml", &guide.as_bytes()[start..end]);
+    dir.write("site/gpu-healthcheck.toml", &guide.as_bytes()[start..end]);
     let check = run(&["rules", "check", dir.path().to_str().unwrap()]);
     assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
     let log = dir.write(
         "server.log",
-        b"Traceback (most recent call last):\n  File \"/srv/load.py\", line 3, in load\nPermissionError: [Errno 13] Permission denied: '/models/llama/config.json'\n",
+        b"Nov 29 10:00:00 node-7 systemd[1]: Starting sglang.service - SGLang...\n\
+Nov 29 10:00:01 node-7 gpu-healthcheck[812]: GPU 3 failed health check: ECC page retirement pending (reset required)\n\
+Nov 29 10:00:01 node-7 systemd[1]: sglang.service: Control process exited, code=exited, status=1/FAILURE\n",
+    );
+    let without = run(&["--format", "json", log.to_str().unwrap()]);
+    assert_ne!(
+        json(&without)["root_cause"]["category"],
+        "gpu-xid",
+        "the built-in rules do not know the script"
     );
     let out = run(&[
         "--format",
@@ -70,9 +78,9 @@ fn the_authoring_guide_example_works() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
-    assert_eq!(report["root_cause"]["category"], "permission-denied");
+    assert_eq!(report["root_cause"]["category"], "gpu-xid");
     assert_eq!(
         report["root_cause"]["title"],
-        "The server may not read /models/llama/config.json"
+        "GPU 3 failed the site health check: ECC page retirement pending (reset required)"
     );
 }

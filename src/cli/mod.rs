@@ -184,6 +184,7 @@ fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
     let options = LoadOptions {
         builtin: !args.no_default_rules,
         dirs: args.rules.clone(),
+        check_builtin_samples: false,
     };
     crate::rules::load::load(&options).map_err(|errors| {
         for e in &errors {

@@ -37,10 +37,12 @@ pub(super) fn run(
                 Some(dir) => LoadOptions {
                     builtin: false,
                     dirs: vec![dir.clone()],
+                    check_builtin_samples: true,
                 },
                 None => LoadOptions {
                     builtin: !args.no_default_rules,
                     dirs: args.rules.clone(),
+                    check_builtin_samples: true,
                 },
             };
             match load::load(&options) {
@@ -53,8 +55,9 @@ pub(super) fn run(
                     write_line(
                         out,
                         &format!(
-                            "{} rules ok ({samples} samples and counter-samples checked)",
-                            rules.rules().len()
+                            "{} rules ok ({samples} samples and counter-samples checked; {} without a literal for the prefilter)",
+                            rules.rules().len(),
+                            rules.unfiltered_rules()
                         ),
                     )?;
                     Ok(0)

@@ -14,7 +14,7 @@ mod subject;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{FormatSet, Separator};
-use crate::rules::{LineMatch, MarkerKind, Role, RuleSet};
+use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
 
 pub use diagnosis::Diagnosis;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
@@ -45,6 +45,7 @@ pub struct Engine<'r> {
     rules: &'r RuleSet,
     sources: Vec<SourceState>,
     matches: Vec<LineMatch>,
+    scratch: MatchScratch,
 }
 
 impl<'r> Engine<'r> {
@@ -54,6 +55,7 @@ impl<'r> Engine<'r> {
             rules,
             sources: Vec::new(),
             matches: Vec::new(),
+            scratch: MatchScratch::default(),
         }
     }
 
@@ -101,7 +103,7 @@ impl<'r> Engine<'r> {
             _ => {}
         }
         self.matches.clear();
-        rules.match_event(event, &mut self.matches);
+        rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
 
         // The run this event belongs to. A systemd start job for another
@@ -171,15 +173,16 @@ impl<'r> Engine<'r> {
             }
         }
 
-        let mut seen_rules: Vec<usize> = Vec::new();
+        // A match on the exception line speaks for a rule better than one on
+        // the `raise …` source line above it.
+        let on_exception = |m: &LineMatch| event.lines[m.line].role == LineRole::Exception;
         let best_cause = matches
             .iter()
             .filter(|m| rules.rule(m.rule).role == Role::Cause && !silenced(m))
             .max_by_key(|m| {
-                let on_exception = event.lines[m.line].role == LineRole::Exception;
                 (
                     rules.rule(m.rule).priority,
-                    on_exception,
+                    on_exception(m),
                     std::cmp::Reverse(m.line),
                 )
             });
@@ -187,17 +190,23 @@ impl<'r> Engine<'r> {
             let rule = rules.rule(m.rule);
             run.add_finding(finding(rules, event, m, None), rule.terminal);
         }
-        for m in matches {
-            let rule = rules.rule(m.rule);
+        let mut seen_rules: Vec<usize> = Vec::new();
+        for first in matches {
+            let rule = rules.rule(first.rule);
             let wanted = match rule.role {
-                Role::Symptom | Role::Confirm => !silenced(m),
+                Role::Symptom | Role::Confirm => !silenced(first),
                 Role::Benign => true,
                 Role::Cause | Role::Marker => false,
             };
-            if !wanted || seen_rules.contains(&m.rule) {
+            if !wanted || seen_rules.contains(&first.rule) {
                 continue;
             }
-            seen_rules.push(m.rule);
+            seen_rules.push(first.rule);
+            let m = matches
+                .iter()
+                .filter(|o| o.rule == first.rule && (rule.role == Role::Benign || !silenced(o)))
+                .min_by_key(|o| (!on_exception(o), o.line))
+                .unwrap_or(first);
             let silenced_rule = (rule.role == Role::Benign)
                 .then(|| {
                     matches
@@ -209,13 +218,15 @@ impl<'r> Engine<'r> {
             run.add_finding(finding(rules, event, m, silenced_rule), rule.terminal);
         }
 
-        let benign_exception = matches.iter().any(|m| {
-            rules.rule(m.rule).role == Role::Benign
-                && event.lines[m.line].role == LineRole::Exception
-        });
-        let is_failure =
-            matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !benign_exception;
-        if best_cause.is_none() && is_failure {
+        // A traceback or dump no rule explains is an unrecognised failure
+        // (the `unknown` fallback). One whose exception line a benign or
+        // symptom rule matched is recognised: harmless, or a consequence.
+        let recognised = best_cause.is_some()
+            || matches.iter().any(|m| {
+                let role = rules.rule(m.rule).role;
+                on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m)))
+            });
+        if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
             run.add_failure(failure_of(event));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
@@ -243,7 +254,7 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
     let mut evidence = vec![evidence_line(line)];
-    let explains_failure = matches!(rule.role, Role::Cause | Role::Confirm | Role::Symptom);
+    let explains_failure = matches!(rule.role, Role::Cause | Role::Confirm);
     if event.kind == EventKind::Traceback && explains_failure {
         let before = &event.lines[..m.line];
         if line.role == LineRole::ExceptionText {

@@ -17,9 +17,12 @@
 //! line there and returns both records.
 
 mod app;
+pub mod journal;
 mod scan;
 mod transport;
 mod wrapper;
+
+pub use journal::JournalFields;
 
 use std::fmt;
 
@@ -101,11 +104,14 @@ pub enum Format {
     TorchC10,
     RayCore,
     RustTracing,
+    JournalJson,
+    JournalExport,
+    JournalCatalog,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 24] = [
+    pub const ALL: [Format; 27] = [
         Format::JournalShort,
         Format::JournalShortPrecise,
         Format::JournalShortIso,
@@ -130,6 +136,9 @@ impl Format {
         Format::TorchC10,
         Format::RayCore,
         Format::RustTracing,
+        Format::JournalJson,
+        Format::JournalExport,
+        Format::JournalCatalog,
     ];
 
     /// The name used in reports (`inputs[].formats`).
@@ -159,6 +168,9 @@ impl Format {
             Format::TorchC10 => "torch-c10",
             Format::RayCore => "ray-core",
             Format::RustTracing => "rust-tracing",
+            Format::JournalJson => "journal-json",
+            Format::JournalExport => "journal-export",
+            Format::JournalCatalog => "journal-catalog",
         }
     }
 }
@@ -201,6 +213,9 @@ pub enum Separator {
     Boot,
     /// Any other `-- … --` header or `-- No entries --`.
     Other,
+    /// A `journalctl -x` catalog line (`░░ Subject: …`, old `-- Subject: …`):
+    /// explanation text written by journalctl, not by the program.
+    Catalog,
 }
 
 /// One line's prefix fields and message. Borrowed from the line's text.
@@ -219,6 +234,9 @@ pub struct Record<'a> {
     /// Journal/syslog identifier (`python3`, `systemd`, `kernel`), or a
     /// compose service name.
     pub identifier: Option<&'a str>,
+    /// The systemd unit the record is about or comes from (structured
+    /// journal input only).
+    pub unit: Option<&'a str>,
     /// Process id from the journal, a process tag or NCCL.
     pub pid: Option<u32>,
     /// Process tag: vLLM/Ray `(Name pid=N)` name or `rankN`.
@@ -266,20 +284,45 @@ pub struct Framed<'a> {
 /// Frames one line (without its terminator).
 pub fn frame_line(line: &str) -> Framed<'_> {
     let mut record = Record::default();
-    let mut pos = 0;
     if let Some(sep) = transport::separator(line) {
         record.separator = Some(sep);
-        record.formats.insert(Format::JournalSeparator);
+        record.formats.insert(if sep == Separator::Catalog {
+            Format::JournalCatalog
+        } else {
+            Format::JournalSeparator
+        });
         record.message = line;
         return Framed {
             first: record,
             embedded: None,
         };
     }
-    pos = transport::parse(line, pos, &mut record);
-    pos = wrapper::parse_wrappers(line, pos, &mut record);
-    pos = wrapper::parse_process_tags(line, pos, &mut record);
-    pos = app::parse(line, pos, &mut record);
+    let pos = transport::parse(line, 0, &mut record);
+    frame_rest(line, pos, record)
+}
+
+/// Frames one line of a structured journal entry's MESSAGE: the transport
+/// fields come from the entry, the inner layers from the text.
+pub fn frame_message<'a>(line: &'a str, fields: &'a JournalFields, format: Format) -> Framed<'a> {
+    let mut record = Record {
+        time: fields.time.as_deref(),
+        host: fields.host.as_deref(),
+        identifier: fields.identifier.as_deref(),
+        unit: fields.unit.as_deref(),
+        pid: fields.pid,
+        level: fields.level,
+        ..Record::default()
+    };
+    record.formats.insert(format);
+    frame_rest(line, 0, record)
+}
+
+/// The layers inside the transport: wrappers, process tags, application
+/// header, and a record starting mid-line.
+fn frame_rest<'a>(line: &'a str, pos: usize, mut record: Record<'a>) -> Framed<'a> {
+    let pos = wrapper::parse_wrappers(line, pos, &mut record);
+    let pos = wrapper::parse_process_tags(line, pos, &mut record);
+    let pos = app::parse(line, pos, &mut record);
     record.message_at = pos;
     record.message = &line[pos..];
 
@@ -288,6 +331,7 @@ pub fn frame_line(line: &str) -> Framed<'_> {
             start: at,
             host: record.host,
             identifier: record.identifier,
+            unit: record.unit,
             pid: record.pid,
             process: record.process,
             ..Record::default()

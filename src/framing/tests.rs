@@ -94,6 +94,16 @@ fn dmesg_stamps_are_not_journal_lines() {
     );
     let vga = first("[    2.962598] nvidia 0000:01:00.0: vgaarb: changed VGA decodes");
     assert!(vga.formats.contains(Format::Dmesg));
+    for line in [
+        "[  100.000001] rcu: INFO: rcu_sched self-detected stall on CPU",
+        "[  100.000001] Internal error: Oops: 96000004 [#1] SMP",
+    ] {
+        let r = first(line);
+        assert!(
+            r.formats.contains(Format::Dmesg) && r.identifier.is_none(),
+            "{line}"
+        );
+    }
     let ctime = first("[Wed Sep 29 07:12:20 2021] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0");
     assert!(ctime.formats.contains(Format::DmesgCtime));
     assert!(ctime.message.starts_with("python3 invoked oom-killer"));

@@ -13,8 +13,31 @@ use super::{Format, Record, Separator};
 
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
-/// Recognises journalctl's `-- … --` separator and header lines.
+/// Header fields of a catalog entry as old `journalctl -x` printed them.
+const CATALOG_FIELDS: [&str; 4] = [
+    "-- Subject: ",
+    "-- Defined-By: ",
+    "-- Support: ",
+    "-- Documentation: ",
+];
+
+/// Recognises journalctl's `-- … --` separator and header lines, and the
+/// catalog lines `journalctl -x` adds (`░░ …`; `-- …` before v246).
 pub fn separator(line: &str) -> Option<Separator> {
+    if line.starts_with("░░") {
+        return Some(Separator::Catalog);
+    }
+    if CATALOG_FIELDS.iter().any(|f| line.starts_with(f)) {
+        return Some(Separator::Catalog);
+    }
+    let separator = separator_line(line);
+    if separator.is_none() && is_catalog_body(line) {
+        return Some(Separator::Catalog);
+    }
+    separator
+}
+
+fn separator_line(line: &str) -> Option<Separator> {
     let inner = line.strip_prefix("-- ")?.strip_suffix(" --").or_else(|| {
         // `-- Logs begin at …, end at … --` is one line; tolerate a cut end.
         line.strip_prefix("-- ")
@@ -31,6 +54,12 @@ pub fn separator(line: &str) -> Option<Separator> {
     } else {
         None
     }
+}
+
+/// The body of an old-style catalog entry: `-- ` and text, not closed by
+/// ` --` as separators are.
+fn is_catalog_body(line: &str) -> bool {
+    line.starts_with("-- ") && !line.ends_with(" --")
 }
 
 fn is_boot_id(inner: &str) -> bool {
@@ -245,7 +274,7 @@ fn bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         }
         let body = s.pos;
         record.time = Some(&line[pos..stamp_end]);
-        if let Some(end) = identity_with_host(line, body, record) {
+        if let Some(end) = monotonic_identity(line, body, record) {
             record.formats.insert(Format::JournalShortMonotonic);
             return end;
         }
@@ -277,6 +306,22 @@ fn bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         }
     }
     pos
+}
+
+/// `host ident[pid]: ` after a monotonic stamp. dmesg lines have the same
+/// stamp and often start with `subsystem: ` words (`rcu: INFO: …`,
+/// `Internal error: Oops: …`), so here the identifier must carry a pid or
+/// be `kernel`, as journal lines do.
+fn monotonic_identity<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut probe = Record::default();
+    let end = identity_with_host(line, pos, &mut probe)?;
+    if probe.pid.is_none() && probe.identifier != Some("kernel") {
+        return None;
+    }
+    record.host = probe.host;
+    record.identifier = probe.identifier;
+    record.pid = probe.pid;
+    Some(end)
 }
 
 /// `host ident[pid]: ` or `ident[pid]: ` (no host) after a stamp.

@@ -5,6 +5,7 @@
 //! Compressed input is recognised by its magic bytes, never by its name.
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
+pub mod export;
 pub mod lines;
 
 use std::fmt;

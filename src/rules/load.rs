@@ -8,10 +8,11 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 use toml::Spanned;
 
 use super::category;
+use super::lazy::LazyRegex;
 use super::schema::RuleFile;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
 use crate::framing::Level;
@@ -20,10 +21,6 @@ mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
 }
 
-/// Largest compiled size of one rule regex; a user rule cannot make the
-/// tool slow or eat memory (matching is linear-time in any case).
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
 /// Which rules to load.
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
@@ -31,6 +28,10 @@ pub struct LoadOptions {
     pub builtin: bool,
     /// Directories of user rule files (walked for `*.toml`).
     pub dirs: Vec<PathBuf>,
+    /// Also check the built-in rules' samples. User rules' samples are
+    /// always checked; the built-in ones are checked by `cargo test` and
+    /// `logdiag rules check`, and skipped otherwise to keep start-up fast.
+    pub check_builtin_samples: bool,
 }
 
 /// A problem in a rule file, with its position.
@@ -70,6 +71,8 @@ impl fmt::Display for RuleError {
 struct RuleText {
     /// Shown in errors: `rules/flashinfer/arch-check.toml` or the user path.
     name: String,
+    /// Check this file's samples when loading.
+    check_samples: bool,
     /// Id derived from the path: `flashinfer.arch-check`.
     default_id: String,
     text: String,
@@ -83,6 +86,7 @@ pub fn load(options: &LoadOptions) -> Result<RuleSet, Vec<RuleError>> {
         for (rel, text) in builtin::BUILTIN_RULES {
             texts.push(RuleText {
                 name: format!("rules/{rel}"),
+                check_samples: options.check_builtin_samples,
                 default_id: id_from_path(rel),
                 text: text.to_string(),
             });
@@ -100,6 +104,7 @@ pub fn load_texts(files: &[(&str, &str)]) -> Result<RuleSet, Vec<RuleError>> {
         .iter()
         .map(|(path, text)| RuleText {
             name: path.to_string(),
+            check_samples: true,
             default_id: id_from_path(path),
             text: text.to_string(),
         })
@@ -141,6 +146,7 @@ fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) 
         match std::fs::read_to_string(path) {
             Ok(text) => texts.push(RuleText {
                 name,
+                check_samples: true,
                 default_id: id_from_path(&rel),
                 text,
             }),
@@ -214,19 +220,12 @@ fn compile_all(
         draft.rule.confirms = resolve(&draft.confirms, &ids, "confirms", &mut at);
     }
     let rules: Vec<Rule> = drafts.iter().map(|d| d.rule.clone()).collect();
-    let set = match RuleSet::new(rules) {
-        Ok(set) => set,
-        Err(e) => {
-            errors.push(file_error(
-                "rules",
-                &format!("the rules' regexes cannot be combined: {e}"),
-                None,
-            ));
-            return Err(errors);
-        }
-    };
+    let set = RuleSet::new(rules);
     for (index, draft) in drafts.iter().enumerate() {
         let text = &texts[draft.text_index];
+        if !text.check_samples {
+            continue;
+        }
         let mut at = Positions {
             file: &text.name,
             text: &text.text,
@@ -370,17 +369,24 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     }
 
     let m = &file.matcher;
-    let message = compile_regex(&m.message, false, at);
-    let not = m.not.as_ref().and_then(|r| compile_regex(r, false, at));
+    let validate = text.check_samples;
+    let message = compile_regex(&m.message, false, validate, at);
+    let not = m
+        .not
+        .as_ref()
+        .and_then(|r| compile_regex(r, false, validate, at));
     let exception = m
         .exception
         .as_ref()
-        .and_then(|r| compile_regex(r, true, at));
-    let frame = m.frame.as_ref().and_then(|r| compile_regex(r, false, at));
+        .and_then(|r| compile_regex(r, true, validate, at));
+    let frame = m
+        .frame
+        .as_ref()
+        .and_then(|r| compile_regex(r, false, validate, at));
     let identifier = m
         .identifier
         .as_ref()
-        .and_then(|r| compile_regex(r, true, at));
+        .and_then(|r| compile_regex(r, true, validate, at));
     let mut levels = Vec::new();
     for level in &m.level {
         match Level::parse(level.get_ref()) {
@@ -392,8 +398,8 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             ),
         }
     }
-    if let Some(regex) = &message {
-        check_title(&file.title, regex, at);
+    if let Some(regex) = message.as_ref().filter(|_| validate) {
+        check_title(&file.title, regex.get(), at);
     }
     if file.test.samples.is_empty() {
         at.error(
@@ -491,8 +497,9 @@ fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option
 fn compile_regex(
     source: &Spanned<String>,
     anchored: bool,
+    validate: bool,
     at: &mut Positions<'_>,
-) -> Option<Regex> {
+) -> Option<LazyRegex> {
     let pattern = source.get_ref();
     if pattern.is_empty() {
         at.error(
@@ -502,15 +509,10 @@ fn compile_regex(
         );
         return None;
     }
-    let full = if anchored {
-        format!("^(?:{pattern})$")
-    } else {
-        pattern.clone()
-    };
-    match RegexBuilder::new(&full)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-    {
+    if !validate {
+        return Some(LazyRegex::new(pattern, anchored));
+    }
+    match LazyRegex::compile_now(pattern, anchored) {
         Ok(r) => Some(r),
         Err(e) => {
             let problem = match &e {

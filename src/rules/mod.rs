@@ -15,14 +15,15 @@
 
 pub mod category;
 pub mod check;
+mod lazy;
 pub mod load;
+mod prefilter;
 mod schema;
-
-use regex::{Regex, RegexSet};
 
 use crate::events::{Event, LineRole};
 use crate::framing::Level;
 
+pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
 
 /// What a rule's finding means.
@@ -107,15 +108,15 @@ impl MarkerKind {
 #[derive(Debug, Clone)]
 pub struct Matcher {
     /// Regex on a line's message.
-    pub message: Regex,
+    pub message: LazyRegex,
     /// Regex the message must not match.
-    pub not: Option<Regex>,
+    pub not: Option<LazyRegex>,
     /// Anchored regex on the exception type (whole or last dotted part).
-    pub exception: Option<Regex>,
+    pub exception: Option<LazyRegex>,
     /// Regex on some frame line of the event.
-    pub frame: Option<Regex>,
+    pub frame: Option<LazyRegex>,
     /// Anchored regex on the stream's identifier.
-    pub identifier: Option<Regex>,
+    pub identifier: Option<LazyRegex>,
     /// Levels the line must carry; empty means any.
     pub levels: Vec<Level>,
 }
@@ -196,25 +197,33 @@ pub struct LineMatch {
 }
 
 /// A set of compiled rules with a prefilter over their message regexes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RuleSet {
     rules: Vec<Rule>,
-    prefilter: RegexSet,
+    prefilter: prefilter::Prefilter,
+}
+
+/// Reusable working memory for [`RuleSet::match_event`], one per reader.
+#[derive(Debug, Default)]
+pub struct MatchScratch {
+    candidates: Vec<usize>,
+    seen: Vec<bool>,
 }
 
 impl RuleSet {
     /// Builds a set from compiled rules (ids already checked unique).
-    pub fn new(rules: Vec<Rule>) -> Result<Self, regex::Error> {
-        let prefilter = RegexSet::new(rules.iter().map(|r| r.matcher.message.as_str()))?;
-        Ok(RuleSet { rules, prefilter })
+    pub fn new(rules: Vec<Rule>) -> Self {
+        let prefilter = prefilter::Prefilter::new(rules.iter().map(|r| r.matcher.message.as_str()));
+        RuleSet { rules, prefilter }
     }
 
-    /// The built-in rules. They are checked by `cargo test`, so failing to
-    /// load them is a bug, reported as an error rather than a panic.
+    /// The built-in rules. Their samples are checked by `cargo test` and
+    /// `rules check`, so failing to load them is a bug, reported as an
+    /// error rather than a panic.
     pub fn builtin() -> Result<Self, Vec<RuleError>> {
         load::load(&LoadOptions {
             builtin: true,
-            dirs: Vec::new(),
+            ..LoadOptions::default()
         })
     }
 
@@ -228,19 +237,27 @@ impl RuleSet {
         &self.rules[index]
     }
 
+    /// How many rules have no required literal, so run their regex on every
+    /// line (a cost worth knowing when writing rules).
+    pub fn unfiltered_rules(&self) -> usize {
+        self.prefilter.unfiltered()
+    }
+
     /// Finds a rule by id.
     pub fn find(&self, id: &str) -> Option<usize> {
         self.rules.iter().position(|r| r.id == id)
     }
 
     /// Appends every (rule, line) match in `event` to `out`, in line order.
-    pub fn match_event(&self, event: &Event, out: &mut Vec<LineMatch>) {
+    pub fn match_event(&self, event: &Event, scratch: &mut MatchScratch, out: &mut Vec<LineMatch>) {
         for (index, line) in event.lines.iter().enumerate() {
             let message = line.message();
             if message.is_empty() {
                 continue;
             }
-            for rule in self.prefilter.matches(message).iter() {
+            self.prefilter
+                .candidates(message, &mut scratch.candidates, &mut scratch.seen);
+            for &rule in &scratch.candidates {
                 if let Some(m) = self.match_line(rule, event, index) {
                     out.push(m);
                 }
@@ -299,18 +316,21 @@ impl RuleSet {
                 return None;
             }
         }
-        let captures = match m.message.captures(message) {
-            Some(caps) => m
-                .message
-                .capture_names()
-                .flatten()
-                .filter_map(|name| {
-                    caps.name(name)
-                        .map(|v| (name.to_string(), v.as_str().to_string()))
-                })
-                .collect(),
-            None => return None,
-        };
+        let regex = m.message.get();
+        if !regex.is_match(message) {
+            return None;
+        }
+        // Captures only when the rule names some (a slower search).
+        let mut captures = Vec::new();
+        if regex.capture_names().flatten().next().is_some() {
+            if let Some(caps) = regex.captures(message) {
+                for name in regex.capture_names().flatten() {
+                    if let Some(value) = caps.name(name) {
+                        captures.push((name.to_string(), value.as_str().to_string()));
+                    }
+                }
+            }
+        }
         Some(LineMatch {
             rule: rule_index,
             line: index,

@@ -27,7 +27,7 @@ fn a_valid_rule_loads_with_an_id_from_its_path() {
     assert_eq!(rule.role, Role::Cause);
     let events = parse_text("Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\n    raise RuntimeError(\"FlashInfer requires sm75+\")\nRuntimeError: FlashInfer requires sm75+");
     let mut found = Vec::new();
-    set.match_event(&events[0], &mut found);
+    set.match_event(&events[0], &mut MatchScratch::default(), &mut found);
     assert_eq!(
         found.len(),
         1,
@@ -114,7 +114,12 @@ fn duplicate_ids_and_unknown_references() {
 
 #[test]
 fn builtin_rules_load_and_pass_their_samples() {
-    if let Err(errors) = RuleSet::builtin() {
+    let options = LoadOptions {
+        builtin: true,
+        check_builtin_samples: true,
+        ..LoadOptions::default()
+    };
+    if let Err(errors) = super::load::load(&options) {
         let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
         panic!("built-in rules are broken:\n{}", all.join("\n"));
     }

@@ -1,0 +1,155 @@
+//! Structured journal input: `journalctl -o json` (and `json-pretty`,
+//! `json-seq`, `json-sse`) entries turned into a message and the fields that
+//! frame it (formats.md §1.5–1.6).
+//!
+//! Every value is a string in journald's JSON, except that a value holding
+//! control characters or invalid UTF-8 is an array of byte numbers, a
+//! repeated field is an array of values, and a value of 4 KiB or more is
+//! `null`. The evidence a report shows for such input is the MESSAGE.
+
+use serde_json::{Map, Value};
+
+use super::Level;
+
+/// The fields of a journal entry that frame its message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JournalFields {
+    /// `__REALTIME_TIMESTAMP` (µs since the epoch) as text, or the time as
+    /// printed by a text mode.
+    pub time: Option<String>,
+    /// `_HOSTNAME`.
+    pub host: Option<String>,
+    /// `SYSLOG_IDENTIFIER`, else `_COMM`.
+    pub identifier: Option<String>,
+    /// `_PID`, else `SYSLOG_PID`.
+    pub pid: Option<u32>,
+    /// The unit the entry is about (`UNIT`, `USER_UNIT`) or comes from
+    /// (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`, except PID 1's `init.scope`).
+    pub unit: Option<String>,
+    /// From `PRIORITY`.
+    pub level: Option<Level>,
+    /// `_BOOT_ID`: a new one is a reboot.
+    pub boot_id: Option<String>,
+}
+
+/// One journal entry: its message and fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// MESSAGE, decoded (lossy UTF-8). `None` when the entry has none or
+    /// journald left it out (`null`: 4 KiB or more).
+    pub message: Option<String>,
+    /// The framing fields.
+    pub fields: JournalFields,
+}
+
+impl JournalEntry {
+    /// Builds an entry from `(name, value bytes)` pairs, as the export
+    /// format gives them.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
+        let mut get = std::collections::HashMap::new();
+        for (name, value) in pairs {
+            get.entry(name)
+                .or_insert_with(|| String::from_utf8_lossy(value).into_owned());
+        }
+        let message = get.get("MESSAGE").cloned();
+        JournalEntry {
+            message,
+            fields: fields_from(|name| get.get(name).cloned()),
+        }
+    }
+}
+
+/// Parses one JSON object of `journalctl -o json`. Returns `None` when the
+/// text is not a JSON object.
+pub fn parse_json_entry(text: &str) -> Option<JournalEntry> {
+    let object: Map<String, Value> = serde_json::from_str(text).ok()?;
+    let message = object.get("MESSAGE").and_then(value_text);
+    let fields = fields_from(|name| object.get(name).and_then(value_text));
+    Some(JournalEntry { message, fields })
+}
+
+fn fields_from(get: impl Fn(&str) -> Option<String>) -> JournalFields {
+    let pid = get("_PID")
+        .or_else(|| get("SYSLOG_PID"))
+        .and_then(|p| p.trim().parse().ok());
+    let own_unit = get("_SYSTEMD_UNIT")
+        .or_else(|| get("_SYSTEMD_USER_UNIT"))
+        .filter(|u| u != "init.scope");
+    JournalFields {
+        time: get("__REALTIME_TIMESTAMP"),
+        host: get("_HOSTNAME"),
+        identifier: get("SYSLOG_IDENTIFIER").or_else(|| get("_COMM")),
+        pid,
+        unit: get("UNIT").or_else(|| get("USER_UNIT")).or(own_unit),
+        level: get("PRIORITY").and_then(|p| priority_level(p.trim())),
+        boot_id: get("_BOOT_ID"),
+    }
+}
+
+/// syslog priorities: 0–2 critical, 3 error, 4 warning, 5 notice, 6 info,
+/// 7 debug.
+fn priority_level(priority: &str) -> Option<Level> {
+    Some(match priority {
+        "0" | "1" | "2" => Level::Critical,
+        "3" => Level::Error,
+        "4" => Level::Warning,
+        "5" => Level::Notice,
+        "6" => Level::Info,
+        "7" => Level::Debug,
+        _ => return None,
+    })
+}
+
+/// A field's text: a string, an array of byte numbers (non-printable
+/// values), or the first of repeated values.
+fn value_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_u64) => {
+            let bytes: Vec<u8> = items
+                .iter()
+                .filter_map(Value::as_u64)
+                .map(|b| b.min(255) as u8)
+                .collect();
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        Value::Array(items) => items.first().and_then(value_text),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_fields_and_priorities() {
+        let e = parse_json_entry(r#"{"__REALTIME_TIMESTAMP":"1748204842123456","_HOSTNAME":"gpu01","SYSLOG_IDENTIFIER":"python3","_PID":"4242","_SYSTEMD_UNIT":"sglang.service","PRIORITY":"6","MESSAGE":"[2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):","_BOOT_ID":"abc"}"#).unwrap();
+        assert_eq!(e.message.as_deref(), Some("[2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):"));
+        assert_eq!(e.fields.identifier.as_deref(), Some("python3"));
+        assert_eq!(e.fields.pid, Some(4242));
+        assert_eq!(e.fields.unit.as_deref(), Some("sglang.service"));
+        assert_eq!(e.fields.level, Some(Level::Info));
+        assert_eq!(e.fields.boot_id.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn byte_array_messages_null_and_repeated_fields() {
+        let e = parse_json_entry(
+            r#"{"MESSAGE":[27,91,51,50,109,73,78,70,79,27,91,48,109,32,104,105],"_PID":["1","2"]}"#,
+        )
+        .unwrap();
+        assert_eq!(e.message.as_deref(), Some("\u{1b}[32mINFO\u{1b}[0m hi"));
+        assert_eq!(e.fields.pid, Some(1));
+        let null = parse_json_entry(r#"{"MESSAGE":null,"SYSLOG_IDENTIFIER":"x"}"#).unwrap();
+        assert_eq!(null.message, None);
+        assert!(parse_json_entry("not json").is_none());
+    }
+
+    #[test]
+    fn pid1_messages_are_about_their_unit() {
+        let e = parse_json_entry(r#"{"SYSLOG_IDENTIFIER":"systemd","_PID":"1","_SYSTEMD_UNIT":"init.scope","UNIT":"sglang.service","MESSAGE":"sglang.service: Failed with result 'signal'."}"#).unwrap();
+        assert_eq!(e.fields.unit.as_deref(), Some("sglang.service"));
+    }
+}
