@@ -14,15 +14,8 @@ fn main() {
     let mut out = String::from("/// Built-in rule files: (path under rules/, contents).\npub static BUILTIN_RULES: &[(&str, &str)] = &[\n");
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
-        let rel = path
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        out.push_str(&format!(
-            "    ({rel:?}, include_str!({:?})),\n",
-            path.display().to_string()
-        ));
+        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        out.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", path.display().to_string()));
     }
     out.push_str("];\n");
     let dest = PathBuf::from(env::var("OUT_DIR").unwrap()).join("builtin_rules.rs");

@@ -67,11 +67,7 @@ impl fmt::Display for Status {
             Status::WrongCause(got) => write!(
                 f,
                 "wrong cause (got {})",
-                if got.is_empty() {
-                    "none".to_string()
-                } else {
-                    got.join(", ")
-                }
+                if got.is_empty() { "none".to_string() } else { got.join(", ") }
             ),
             Status::WrongEvidence => f.write_str("wrong evidence"),
             Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
@@ -109,11 +105,9 @@ pub fn find_cases(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn diagnose_case(rules: &RuleSet, case: &Path) -> Result<Diagnosis, String> {
     let path = case.join("input.log");
     let file = fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reader =
-        crate::input::decode(Box::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = crate::input::decode(Box::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut engine = Engine::new(rules);
-    feed_source(&mut engine, "input.log", reader)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    feed_source(&mut engine, "input.log", reader).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(engine.diagnose(JudgeOptions::default()))
 }
 
@@ -127,10 +121,8 @@ pub fn report_json(diagnosis: &Diagnosis) -> String {
 /// Checks one case; with `bless`, writes `expected.json` when the labels
 /// pass (a report that gets the labels wrong is never blessed).
 pub fn check_case(rules: &RuleSet, case: &Path, bless: bool) -> CaseResult {
-    let name = case.file_name().map_or_else(
-        || case.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name =
+        case.file_name().map_or_else(|| case.display().to_string(), |n| n.to_string_lossy().into_owned());
     let status = match run_checks(rules, case, bless) {
         Ok(status) => status,
         Err(e) => Status::Error(e),
@@ -139,10 +131,8 @@ pub fn check_case(rules: &RuleSet, case: &Path, bless: bool) -> CaseResult {
 }
 
 fn run_checks(rules: &RuleSet, case: &Path, bless: bool) -> Result<Status, String> {
-    let labels_text =
-        fs::read_to_string(case.join("case.json")).map_err(|e| format!("case.json: {e}"))?;
-    let labels: Labels =
-        serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
+    let labels_text = fs::read_to_string(case.join("case.json")).map_err(|e| format!("case.json: {e}"))?;
+    let labels: Labels = serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
     let diagnosis = diagnose_case(rules, case)?;
     let status = check_labels(&labels, &diagnosis);
     if status != Status::Passed {
@@ -162,10 +152,7 @@ fn run_checks(rules: &RuleSet, case: &Path, bless: bool) -> Result<Status, Strin
 }
 
 fn same_json(a: &str, b: &str) -> bool {
-    match (
-        serde_json::from_str::<serde_json::Value>(a),
-        serde_json::from_str::<serde_json::Value>(b),
-    ) {
+    match (serde_json::from_str::<serde_json::Value>(a), serde_json::from_str::<serde_json::Value>(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
@@ -205,12 +192,10 @@ pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
         got.dedup();
         return Status::WrongCause(got);
     }
-    let evidence_found = causes.iter().flat_map(|c| &c.evidence).any(|e| {
-        labels
-            .evidence
-            .iter()
-            .any(|want| e.text.contains(want.as_str()))
-    });
+    let evidence_found = causes
+        .iter()
+        .flat_map(|c| &c.evidence)
+        .any(|e| labels.evidence.iter().any(|want| e.text.contains(want.as_str())));
     if !evidence_found {
         return Status::WrongEvidence;
     }

@@ -17,10 +17,8 @@ RuntimeError: No supported CUDA architectures found for major versions [9, 10].
 #[test]
 fn exit_codes_no_crash_crash_unknown() {
     let dir = TempDir::new("codes");
-    let healthy = dir.write(
-        "healthy.log",
-        b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n",
-    );
+    let healthy =
+        dir.write("healthy.log", b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n");
     let crash = dir.write("crash.log", CRASH_LINES.as_bytes());
     let unknown = dir.write(
         "unknown.log",
@@ -42,35 +40,22 @@ fn gzip_input_is_recognised_by_its_bytes_not_its_name() {
     let path = dir.write("server.log", &gz.finish().unwrap());
     let out = run(&["--format", "json", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        json(&out)["root_cause"]["category"],
-        "flashinfer-unsupported-arch"
-    );
+    assert_eq!(json(&out)["root_cause"]["category"], "flashinfer-unsupported-arch");
 }
 
 #[test]
 fn a_directory_is_walked_in_a_stable_order_and_each_file_is_a_source() {
     let dir = TempDir::new("walk");
     dir.write("b/late.log", CRASH_LINES.as_bytes());
-    dir.write(
-        "a.log",
-        b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n",
-    );
+    dir.write("a.log", b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n");
     dir.write(".hidden/skip.log", CRASH_LINES.as_bytes());
     let out = run(&["--format", "json", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
-    let names: Vec<&str> = report["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> =
+        report["inputs"].as_array().unwrap().iter().map(|i| i["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    assert!(
-        names[0].ends_with("a.log") && names[1].ends_with("b/late.log"),
-        "{names:?}"
-    );
+    assert!(names[0].ends_with("a.log") && names[1].ends_with("b/late.log"), "{names:?}");
     assert_eq!(report["runs"][0]["outcome"], "healthy");
     assert_eq!(report["runs"][1]["outcome"], "crash");
 }
@@ -78,52 +63,21 @@ fn a_directory_is_walked_in_a_stable_order_and_each_file_is_a_source() {
 #[test]
 fn json_output_is_deterministic_and_follows_the_contract() {
     let path = fixture("seed-k26-flashinfer-journal");
-    let rel = path
-        .strip_prefix(root())
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let rel = path.strip_prefix(root()).unwrap().to_str().unwrap().to_string();
     let first = run(&["--format", "json", &rel]);
     let second = run(&["--format", "json", &rel]);
     assert_eq!(first.stdout, second.stdout);
     let report = json(&first);
     assert_eq!(report["schema"], 1);
-    assert_eq!(
-        report["inputs"][0]["name"],
-        rel.as_str(),
-        "the name as the user gave it"
-    );
-    assert!(
-        !stdout(&first).contains(root().to_str().unwrap()),
-        "no absolute paths"
-    );
+    assert_eq!(report["inputs"][0]["name"], rel.as_str(), "the name as the user gave it");
+    assert!(!stdout(&first).contains(root().to_str().unwrap()), "no absolute paths");
     let run0 = &report["runs"][0];
-    for key in [
-        "source",
-        "first_line",
-        "last_line",
-        "unit",
-        "outcome",
-        "root_cause",
-        "symptoms",
-        "benign",
-    ] {
+    for key in ["source", "first_line", "last_line", "unit", "outcome", "root_cause", "symptoms", "benign"] {
         assert!(run0.get(key).is_some(), "run lacks {key}");
     }
     assert_eq!(run0["unit"], "sglang-k26.service");
-    for key in [
-        "rule",
-        "category",
-        "title",
-        "confidence",
-        "hint",
-        "evidence",
-    ] {
-        assert!(
-            report["root_cause"].get(key).is_some(),
-            "root_cause lacks {key}"
-        );
+    for key in ["rule", "category", "title", "confidence", "hint", "evidence"] {
+        assert!(report["root_cause"].get(key).is_some(), "root_cause lacks {key}");
     }
     let evidence = &report["root_cause"]["evidence"][0];
     assert_eq!(evidence["source"], rel.as_str());
@@ -136,10 +90,7 @@ fn missing_path_is_one_line_and_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(
-        err.contains("no/such/file.log") && err.contains("no such file"),
-        "{err}"
-    );
+    assert!(err.contains("no/such/file.log") && err.contains("no such file"), "{err}");
 }
 
 #[test]
@@ -156,11 +107,8 @@ fn invalid_user_rules_are_exit_2_with_file_and_line() {
     let dir = TempDir::new("badrules");
     dir.write("area/broken.toml", b"role = \"cause\"\ncategory = \"cuda-oom\"\ntitle = \"x\"\nhint = \"y\"\n[match]\nmessage = '(unclosed'\n[test]\nsamples = [\"x\"]\n");
     let log = dir.write("x.log", b"hello\n");
-    let out = run(&[
-        "--rules",
-        dir.path().join("area").parent().unwrap().to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let out =
+        run(&["--rules", dir.path().join("area").parent().unwrap().to_str().unwrap(), log.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("broken.toml:6:11: invalid regex"), "{err}");
@@ -177,10 +125,7 @@ fn control_characters_from_logs_never_reach_the_terminal() {
     let out = run(&[log.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(
-        !text.bytes().any(|b| b == 0x1b || b == b'\r'),
-        "raw escape in output: {text:?}"
-    );
+    assert!(!text.bytes().any(|b| b == 0x1b || b == b'\r'), "raw escape in output: {text:?}");
     let json_out = run(&["--format", "json", log.to_str().unwrap()]);
     assert!(std::str::from_utf8(&json_out.stdout).is_ok());
     json(&json_out);
@@ -244,12 +189,7 @@ fn a_closed_output_pipe_ends_quietly() {
         .spawn()
         .unwrap();
     let mut first = [0u8; 64];
-    child
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_exact(&mut first)
-        .unwrap();
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -260,31 +200,17 @@ fn a_closed_output_pipe_ends_quietly() {
 
 #[test]
 fn events_are_json_lines_with_frames() {
-    let out = run(&[
-        "events",
-        fixture("seed-k26-flashinfer-journal").to_str().unwrap(),
-    ]);
+    let out = run(&["events", fixture("seed-k26-flashinfer-journal").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    let events: Vec<serde_json::Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let tb = events
-        .iter()
-        .find(|e| e["kind"] == "traceback")
-        .expect("a traceback event");
+    let events: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let tb = events.iter().find(|e| e["kind"] == "traceback").expect("a traceback event");
     assert_eq!(tb["line"], 15);
     assert_eq!(tb["last_line"], 34);
     assert_eq!(tb["pid"], 71283);
     assert_eq!(tb["ranks"], "TP2");
-    assert_eq!(
-        tb["exception"],
-        "RuntimeError: FlashInfer requires GPUs with sm75 or higher"
-    );
-    assert_eq!(
-        tb["frames"].as_array().unwrap().last().unwrap()["function"],
-        "check_cuda_arch"
-    );
+    assert_eq!(tb["exception"], "RuntimeError: FlashInfer requires GPUs with sm75 or higher");
+    assert_eq!(tb["frames"].as_array().unwrap().last().unwrap()["function"], "check_cuda_arch");
 }
 
 #[test]
@@ -299,8 +225,7 @@ fn verbose_text_lists_benign_lines_with_reasons() {
     assert!(!quiet.contains("Decode out of memory happened"), "{quiet}");
     let verbose = stdout(&run(&["-v", log.to_str().unwrap()]));
     assert!(
-        verbose.contains("Decode out of memory happened")
-            && verbose.contains("sglang.kv-retraction"),
+        verbose.contains("Decode out of memory happened") && verbose.contains("sglang.kv-retraction"),
         "{verbose}"
     );
 }

@@ -17,11 +17,7 @@ fn every_fixture_passes_its_labels_and_blessed_report() {
         .filter(|r| r.status != Status::Passed)
         .map(|r| format!("{}: {}", r.name, r.status))
         .collect();
-    assert!(
-        failures.is_empty(),
-        "failing fixtures:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "failing fixtures:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -48,12 +44,6 @@ fn the_test_command_reports_a_wrong_cause_and_a_false_crash() {
     let out = run(&["test", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(
-        text.contains("wrong-cause") && text.contains("wrong cause (got cuda-illegal-access)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("false-crash") && text.contains("false crash"),
-        "{text}"
-    );
+    assert!(text.contains("wrong-cause") && text.contains("wrong cause (got cuda-illegal-access)"), "{text}");
+    assert!(text.contains("false-crash") && text.contains("false crash"), "{text}");
 }

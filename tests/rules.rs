@@ -16,14 +16,8 @@ fn rules_list_and_explain() {
     let explain = run(&["rules", "explain", "systemd.killed-by-sigkill"]);
     assert_eq!(explain.status.code(), Some(0));
     let text = stdout(&explain);
-    assert!(
-        text.contains("role:      symptom") && text.contains("sample:"),
-        "{text}"
-    );
-    assert_eq!(
-        run(&["rules", "explain", "no.such-rule"]).status.code(),
-        Some(2)
-    );
+    assert!(text.contains("role:      symptom") && text.contains("sample:"), "{text}");
+    assert_eq!(run(&["rules", "explain", "no.such-rule"]).status.code(), Some(2));
 }
 
 #[test]
@@ -35,14 +29,8 @@ fn a_broken_rule_folder_reports_every_error_at_once() {
     let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let text = stdout(&out);
-    assert!(
-        text.contains("one.toml:2:12: unknown category 'not-a-category'"),
-        "{text}"
-    );
-    assert!(
-        text.contains("two.toml:8:12: sample does not match this rule"),
-        "{text}"
-    );
+    assert!(text.contains("one.toml:2:12: unknown category 'not-a-category'"), "{text}");
+    assert!(text.contains("two.toml:8:12: sample does not match this rule"), "{text}");
     assert!(text.contains("three.toml:"), "{text}");
     assert!(text.contains("3 problem(s) found"), "{text}");
 }
@@ -69,13 +57,7 @@ Nov 29 10:00:01 node-7 systemd[1]: sglang.service: Control process exited, code=
         "gpu-xid",
         "the built-in rules do not know the script"
     );
-    let out = run(&[
-        "--format",
-        "json",
-        "--rules",
-        dir.path().to_str().unwrap(),
-        log.to_str().unwrap(),
-    ]);
+    let out = run(&["--format", "json", "--rules", dir.path().to_str().unwrap(), log.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
     assert_eq!(report["root_cause"]["category"], "gpu-xid");

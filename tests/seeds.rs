@@ -4,12 +4,7 @@
 use crate::util::*;
 
 fn texts(items: &serde_json::Value) -> Vec<String> {
-    items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap().to_string())
-        .collect()
+    items.as_array().unwrap().iter().map(|i| i["text"].as_str().unwrap().to_string()).collect()
 }
 
 /// A self-inflicted SIGKILL after a FlashInfer arch rejection: the cause is
@@ -28,19 +23,14 @@ fn assert_k26_diagnosis(out: &std::process::Output) {
     );
     let run = &report["runs"][0];
     let symptoms = texts(&run["symptoms"]);
-    for consequence in [
-        "status=9/KILL",
-        "Failed with result 'signal'",
-        "Received sigquit from a child process",
-    ] {
+    for consequence in
+        ["status=9/KILL", "Failed with result 'signal'", "Received sigquit from a child process"]
+    {
         assert!(
             symptoms.iter().any(|s| s.contains(consequence)),
             "{consequence} not a symptom: {symptoms:?}"
         );
-        assert!(
-            !evidence.iter().any(|e| e.contains(consequence)),
-            "{consequence} used as evidence"
-        );
+        assert!(!evidence.iter().any(|e| e.contains(consequence)), "{consequence} used as evidence");
     }
     let why = run["symptoms"]
         .as_array()
@@ -48,13 +38,7 @@ fn assert_k26_diagnosis(out: &std::process::Output) {
         .iter()
         .find(|s| s["text"].as_str().unwrap().contains("9/KILL"))
         .unwrap();
-    assert!(
-        why["why"]
-            .as_str()
-            .unwrap()
-            .contains("flashinfer.arch-check"),
-        "{why}"
-    );
+    assert!(why["why"].as_str().unwrap().contains("flashinfer.arch-check"), "{why}");
 }
 
 #[test]
@@ -76,37 +60,26 @@ fn k26_text_report_marks_the_decisive_line_and_explains_the_kill() {
     let out = run(&[fixture("seed-k26-flashinfer-journal").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    let decisive = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("> "))
-        .expect("a marked decisive line");
+    let decisive = text.lines().find(|l| l.trim_start().starts_with("> ")).expect("a marked decisive line");
     assert!(
-        decisive.contains("34 │")
-            && decisive.contains("RuntimeError: FlashInfer requires GPUs with sm75"),
+        decisive.contains("34 │") && decisive.contains("RuntimeError: FlashInfer requires GPUs with sm75"),
         "{decisive}"
     );
     assert!(text.contains("Hint: "));
     assert!(
-        text.contains("status=9/KILL")
-            && text.contains("explained by flashinfer.arch-check (line 34)"),
+        text.contains("status=9/KILL") && text.contains("explained by flashinfer.arch-check (line 34)"),
         "{text}"
     );
 }
 
 #[test]
 fn eagle3_journal_is_a_host_oom_kill() {
-    let out = run(&[
-        "--format",
-        "json",
-        fixture("seed-eagle3-oom-journal").to_str().unwrap(),
-    ]);
+    let out = run(&["--format", "json", fixture("seed-eagle3-oom-journal").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert_eq!(report["root_cause"]["category"], "host-oom-kill");
     let evidence = texts(&report["root_cause"]["evidence"]);
-    assert!(evidence
-        .iter()
-        .any(|e| e.contains("A process of this unit has been killed by the OOM killer")));
+    assert!(evidence.iter().any(|e| e.contains("A process of this unit has been killed by the OOM killer")));
 }
 
 #[test]
@@ -118,10 +91,7 @@ fn appended_server_log_has_an_old_crash_and_a_healthy_current_run() {
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["outcome"], "crash");
-    assert_eq!(
-        runs[0]["root_cause"]["category"],
-        "flashinfer-unsupported-arch"
-    );
+    assert_eq!(runs[0]["root_cause"]["category"], "flashinfer-unsupported-arch");
     assert_eq!(runs[1]["outcome"], "healthy");
     assert!(runs[1]["first_line"].as_u64().unwrap() > runs[0]["last_line"].as_u64().unwrap() - 1);
 
@@ -136,11 +106,7 @@ fn appended_server_log_has_an_old_crash_and_a_healthy_current_run() {
 
 #[test]
 fn autotune_in_progress_is_starting_and_its_oom_lines_are_benign() {
-    let out = run(&[
-        "--format",
-        "json",
-        fixture("seed-glm5-autotune-running").to_str().unwrap(),
-    ]);
+    let out = run(&["--format", "json", fixture("seed-glm5-autotune-running").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let report = json(&out);
     assert_eq!(report["verdict"], "no-crash");
@@ -148,24 +114,14 @@ fn autotune_in_progress_is_starting_and_its_oom_lines_are_benign() {
     assert_eq!(run["outcome"], "starting");
     assert_eq!(run["phase"], "autotuning");
     let benign = texts(&run["benign"]);
+    assert!(benign.iter().any(|b| b.contains("OOM detected, falling back to default tactic")), "{benign:?}");
     assert!(
-        benign
-            .iter()
-            .any(|b| b.contains("OOM detected, falling back to default tactic")),
-        "{benign:?}"
-    );
-    assert!(
-        benign
-            .iter()
-            .any(|b| b.contains("CUDA out of memory. Tried to allocate 1.50 GiB")),
+        benign.iter().any(|b| b.contains("CUDA out of memory. Tried to allocate 1.50 GiB")),
         "{benign:?}"
     );
 
     let verbose = stdout(&run_args_verbose("seed-glm5-autotune-running"));
-    assert!(
-        verbose.contains("Benign") && verbose.contains("falls back"),
-        "{verbose}"
-    );
+    assert!(verbose.contains("Benign") && verbose.contains("falls back"), "{verbose}");
 }
 
 fn run_args_verbose(case: &str) -> std::process::Output {
@@ -180,26 +136,14 @@ fn journal_tail_cut_inside_a_traceback_says_what_is_missing() {
     let report = json(&out);
     assert_eq!(report["verdict"], "crash");
     assert_eq!(report["root_cause"]["confidence"], "low");
-    assert!(
-        report["root_cause"]["hint"]
-            .as_str()
-            .unwrap()
-            .contains("flashinfer"),
-        "names the suspect"
-    );
+    assert!(report["root_cause"]["hint"].as_str().unwrap().contains("flashinfer"), "names the suspect");
     let notice = report["runs"][0]["notices"][0].as_str().unwrap();
     assert!(
         notice.contains("ends inside a traceback") && notice.contains("before its exception line"),
         "{notice}"
     );
-    assert!(
-        notice.contains("journalctl _PID="),
-        "says how to fetch more: {notice}"
-    );
+    assert!(notice.contains("journalctl _PID="), "says how to fetch more: {notice}");
 
     let text = stdout(&run(&[path.to_str().unwrap()]));
-    assert!(
-        text.contains("cut before its exception line") && text.contains("journalctl _PID="),
-        "{text}"
-    );
+    assert!(text.contains("cut before its exception line") && text.contains("journalctl _PID="), "{text}");
 }

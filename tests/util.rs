@@ -17,12 +17,7 @@ pub fn fixture(case: &str) -> PathBuf {
 
 /// Runs logdiag with `args`, stdin closed.
 pub fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run logdiag")
+    Command::new(BIN).args(args).current_dir(root()).stdin(Stdio::null()).output().expect("run logdiag")
 }
 
 /// Runs logdiag with `args`, writing `input` to its stdin.

@@ -6,12 +6,7 @@ use std::path::Path;
 use super::{load_rules, write_line, Failure, RuleArgs};
 use crate::corpus::{check_case, find_cases, Status};
 
-pub(super) fn run(
-    dir: &Path,
-    bless: bool,
-    args: &RuleArgs,
-    out: &mut dyn Write,
-) -> Result<i32, Failure> {
+pub(super) fn run(dir: &Path, bless: bool, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     let rules = load_rules(args)?;
     let cases = find_cases(dir).map_err(|e| Failure::Message(format!("{}: {e}", dir.display())))?;
     if cases.is_empty() {
@@ -29,13 +24,6 @@ pub(super) fn run(
         write_line(out, &format!("{:<40} {}", result.name, result.status))?;
     }
     let verb = if bless { "blessed" } else { "passed" };
-    write_line(
-        out,
-        &format!(
-            "\n{} cases: {} {verb}, {failed} failed",
-            cases.len(),
-            cases.len() - failed
-        ),
-    )?;
+    write_line(out, &format!("\n{} cases: {} {verb}, {failed} failed", cases.len(), cases.len() - failed))?;
     Ok(if failed == 0 { 0 } else { 1 })
 }

@@ -34,6 +34,7 @@ struct EventJson<'a> {
     time: Option<&'a str>,
     host: Option<&'a str>,
     identifier: Option<&'a str>,
+    unit: Option<&'a str>,
     pid: Option<u32>,
     process: Option<&'a str>,
     ranks: Option<&'a str>,
@@ -45,17 +46,13 @@ struct EventJson<'a> {
 }
 
 pub(super) fn run(path: &str, out: &mut dyn Write) -> Result<i32, Failure> {
-    let sources =
-        collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
+    let sources = collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
     for source in &sources {
-        let reader = open(source).map_err(|e| Failure::Message(e.to_string()))?;
-        let summary = read_events(
-            reader,
-            |_, _| {},
-            |event| write_event(out, &source.name, event),
-        )?;
-        if let Some(e) = summary.error {
-            return Err(Failure::Message(format!("{}: {e}", source.name)));
+        for (part, reader) in open(source).map_err(|e| Failure::Message(e.to_string()))? {
+            let summary = read_events(reader, |_, _| {}, |event| write_event(out, &part, event))?;
+            if let Some(e) = summary.error {
+                return Err(Failure::Message(format!("{part}: {e}")));
+            }
         }
     }
     Ok(0)
@@ -74,20 +71,12 @@ fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Res
         .iter()
         .filter(|l| l.role == LineRole::Frame)
         .filter_map(|l| parse_frame(l.message().trim()))
-        .map(|f| FrameJson {
-            file: f.file,
-            line: f.line,
-            function: f.function,
-        })
+        .map(|f| FrameJson { file: f.file, line: f.line, function: f.function })
         .collect();
     let lines = event
         .lines
         .iter()
-        .map(|l| LineJson {
-            line: l.number,
-            role: role_name(l.role),
-            message: l.message(),
-        })
+        .map(|l| LineJson { line: l.number, role: role_name(l.role), message: l.message() })
         .collect();
     let json = EventJson {
         source,
@@ -97,6 +86,7 @@ fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Res
         time: event.stream.time.as_deref(),
         host: event.stream.host.as_deref(),
         identifier: event.stream.identifier.as_deref(),
+        unit: event.stream.unit.as_deref(),
         pid: event.stream.pid,
         process: event.stream.process.as_deref(),
         ranks: event.stream.ranks.as_deref(),

@@ -190,10 +190,7 @@ fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
         for e in &errors {
             eprintln!("{e}");
         }
-        Failure::Message(format!(
-            "{} problem(s) in rule files; no diagnosis made",
-            errors.len()
-        ))
+        Failure::Message(format!("{} problem(s) in rule files; no diagnosis made", errors.len()))
     })
 }
 

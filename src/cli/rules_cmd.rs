@@ -7,11 +7,7 @@ use comfy_table::{presets, Table};
 use super::{load_rules, write_line, Failure, RuleArgs, RulesAction, EXIT_ERROR};
 use crate::rules::{load, LoadOptions, Role};
 
-pub(super) fn run(
-    action: &RulesAction,
-    args: &RuleArgs,
-    out: &mut dyn Write,
-) -> Result<i32, Failure> {
+pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     match action {
         RulesAction::List => {
             let rules = load_rules(args)?;
@@ -23,22 +19,16 @@ pub(super) fn run(
                     (Role::Marker, Some(kind)) => format!("({})", kind.name()),
                     _ => rule.category.clone().unwrap_or_else(|| "-".to_string()),
                 };
-                table.add_row(vec![
-                    rule.id.clone(),
-                    rule.role.name().to_string(),
-                    category,
-                ]);
+                table.add_row(vec![rule.id.clone(), rule.role.name().to_string(), category]);
             }
             write_line(out, &table.to_string())?;
             Ok(0)
         }
         RulesAction::Check { dir } => {
             let options = match dir {
-                Some(dir) => LoadOptions {
-                    builtin: false,
-                    dirs: vec![dir.clone()],
-                    check_builtin_samples: true,
-                },
+                Some(dir) => {
+                    LoadOptions { builtin: false, dirs: vec![dir.clone()], check_builtin_samples: true }
+                }
                 None => LoadOptions {
                     builtin: !args.no_default_rules,
                     dirs: args.rules.clone(),
@@ -47,11 +37,8 @@ pub(super) fn run(
             };
             match load::load(&options) {
                 Ok(rules) => {
-                    let samples: usize = rules
-                        .rules()
-                        .iter()
-                        .map(|r| r.samples.len() + r.counter_samples.len())
-                        .sum();
+                    let samples: usize =
+                        rules.rules().iter().map(|r| r.samples.len() + r.counter_samples.len()).sum();
                     write_line(
                         out,
                         &format!(
@@ -74,9 +61,7 @@ pub(super) fn run(
         RulesAction::Explain { id } => {
             let rules = load_rules(args)?;
             let Some(index) = rules.find(id) else {
-                return Err(Failure::Message(format!(
-                    "no rule with id '{id}' (see `logdiag rules list`)"
-                )));
+                return Err(Failure::Message(format!("no rule with id '{id}' (see `logdiag rules list`)")));
             };
             let rule = rules.rule(index);
             let m = &rule.matcher;
@@ -97,10 +82,7 @@ pub(super) fn run(
                 text += &format!("             in an exception of type {}\n", e.as_str());
             }
             if let Some(f) = &m.frame {
-                text += &format!(
-                    "             in a traceback with a frame =~ /{}/\n",
-                    f.as_str()
-                );
+                text += &format!("             in a traceback with a frame =~ /{}/\n", f.as_str());
             }
             if let Some(i) = &m.identifier {
                 text += &format!("             written by identifier {}\n", i.as_str());
@@ -112,16 +94,10 @@ pub(super) fn run(
                 text += &format!("  why:       {why}\n");
             }
             for sample in &rule.samples {
-                text += &format!(
-                    "  sample:    {}\n",
-                    sample.trim_end().replace('\n', "\n             ")
-                );
+                text += &format!("  sample:    {}\n", sample.trim_end().replace('\n', "\n             "));
             }
             for sample in &rule.counter_samples {
-                text += &format!(
-                    "  not:       {}\n",
-                    sample.trim_end().replace('\n', "\n             ")
-                );
+                text += &format!("  not:       {}\n", sample.trim_end().replace('\n', "\n             "));
             }
             write_line(out, text.trim_end())?;
             Ok(0)

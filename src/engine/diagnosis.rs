@@ -109,6 +109,8 @@ pub struct RootCause {
 pub struct Symptom {
     /// Rule id.
     pub rule: String,
+    /// The file of the line.
+    pub source: String,
     /// Rule category.
     pub category: String,
     /// Line number.
@@ -124,6 +126,8 @@ pub struct Symptom {
 pub struct Benign {
     /// Rule id.
     pub rule: String,
+    /// The file of the line.
+    pub source: String,
     /// Line number.
     pub line: u64,
     /// The line as printed.

@@ -18,9 +18,9 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom,
-    Verdict, SCHEMA,
+    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, SCHEMA,
 };
+use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
@@ -33,11 +33,7 @@ const UNATTRIBUTED_KILL: &str = "sigkill-unattributed";
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
-pub(super) fn diagnose(
-    rules: &RuleSet,
-    sources: &[SourceState],
-    options: JudgeOptions,
-) -> Diagnosis {
+pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: JudgeOptions) -> Diagnosis {
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
     let kill_records = kill_records(rules, sources);
@@ -45,45 +41,30 @@ pub(super) fn diagnose(
         inputs.push(InputSummary {
             name: source.name.clone(),
             lines: source.lines,
-            formats: source
-                .formats
-                .iter()
-                .map(|f| f.name().to_string())
-                .collect(),
+            formats: source.formats.iter().map(|f| f.name().to_string()).collect(),
             notices: source
                 .notices
                 .iter()
                 .cloned()
                 .chain((source.dropped_runs > 0).then(|| {
-                    format!("{} earlier run(s) were not kept (too many launches); only the latest are judged", source.dropped_runs)
+                    format!(
+                        "{} earlier run(s) were not kept (too many launches); only the latest are judged",
+                        source.dropped_runs
+                    )
                 }))
                 .collect(),
         });
-        let skip = if options.last_only {
-            source.runs.len().saturating_sub(1)
-        } else {
-            0
-        };
+        let skip = if options.last_only { source.runs.len().saturating_sub(1) } else { 0 };
         for state in &source.runs[skip..] {
-            let elsewhere: Vec<KillRecord<'_>> = kill_records
-                .iter()
-                .filter(|r| !std::ptr::eq(r.run, state))
-                .copied()
-                .collect();
-            runs.push(judge_run(rules, &source.name, state, &elsewhere));
+            let elsewhere: Vec<KillRecord<'_>> =
+                kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
+            runs.push(judge_run(rules, Places::of(source), state, &elsewhere));
         }
     }
-    let crashed: Vec<&Run> = runs
-        .iter()
-        .filter(|r| r.outcome == Outcome::Crash)
-        .collect();
+    let crashed: Vec<&Run> = runs.iter().filter(|r| r.outcome == Outcome::Crash).collect();
     Diagnosis {
         schema: SCHEMA,
-        verdict: if crashed.is_empty() {
-            Verdict::NoCrash
-        } else {
-            Verdict::Crash
-        },
+        verdict: if crashed.is_empty() { Verdict::NoCrash } else { Verdict::Crash },
         root_cause: crashed.last().and_then(|r| r.root_cause.clone()),
         inputs,
         runs,
@@ -96,7 +77,7 @@ pub(super) fn diagnose(
 /// both name the same process or unit.
 #[derive(Clone, Copy)]
 struct KillRecord<'a> {
-    source: &'a str,
+    places: Places<'a>,
     run: &'a RunState,
     finding: &'a Finding,
 }
@@ -108,11 +89,7 @@ fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillReco
             for finding in &run.findings {
                 let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
                 if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
-                    records.push(KillRecord {
-                        source: &source.name,
-                        run,
-                        finding,
-                    });
+                    records.push(KillRecord { places: Places::of(source), run, finding });
                 }
             }
         }
@@ -153,20 +130,24 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
     let Some(death) = run.terminal_after_progress.filter(|&t| before_stop(t)) else {
         return Some(progress);
     };
-    let new_failure = run.findings.iter().any(|f| {
-        matches!(f.role, Role::Cause | Role::Confirm) && f.line > progress && f.line <= death
-    }) || run
-        .failures
+    let new_failure = run
+        .findings
         .iter()
-        .any(|f| f.first_line > progress && f.first_line <= death);
+        .any(|f| matches!(f.role, Role::Cause | Role::Confirm) && f.line > progress && f.line <= death)
+        || run.failures.iter().any(|f| f.first_line > progress && f.first_line <= death);
     new_failure.then_some(progress)
 }
 
-fn judge_run(rules: &RuleSet, source: &str, run: &RunState, elsewhere: &[KillRecord<'_>]) -> Run {
+fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[KillRecord<'_>]) -> Run {
+    let (source, first) = places.locate(run.first_line);
+    let (last_source, last) = places.locate(run.last_line);
+    // In a file read bottom-up the run's first line is below its last.
+    let (first_line, last_line) =
+        if source == last_source && first > last { (last, first) } else { (first, last) };
     let mut result = Run {
         source: source.to_string(),
-        first_line: run.first_line,
-        last_line: run.last_line,
+        first_line,
+        last_line,
         unit: run.unit.clone(),
         outcome: Outcome::Unknown,
         phase: run.phase.clone(),
@@ -176,7 +157,7 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState, elsewhere: &[KillRec
         notices: Vec::new(),
     };
     if let Some(cut) = &run.cut_traceback {
-        result.notices.push(cut_notice(source, cut));
+        result.notices.push(cut_notice(places, cut));
     }
 
     let mut active: Vec<&Finding> = Vec::new();
@@ -189,47 +170,41 @@ fn judge_run(rules: &RuleSet, source: &str, run: &RunState, elsewhere: &[KillRec
                     active.push(f);
                     continue;
                 }
-                Standing::Survived(line) => {
-                    format!(
-                        "the run kept making progress after it (line {line}), so it was not fatal"
-                    )
-                }
+                Standing::Survived(line) => format!(
+                    "the run kept making progress after it ({}), so it was not fatal",
+                    places.cite(line)
+                ),
                 Standing::AfterStop(line) => {
-                    format!("a consequence of the orderly stop seen at line {line}")
+                    format!("a consequence of the orderly stop seen at {}", places.cite(line))
                 }
             }
         };
-        result.benign.push(benign(rules, f, why));
+        result.benign.push(benign(rules, places, f, why));
     }
 
     let Some(root) = choose_root(rules, run, &active, elsewhere) else {
         result.outcome = quiet_outcome(run);
         if let Some(stop) = run.stop_line {
             for f in &active {
-                let why = format!("a consequence of the orderly stop seen at line {stop}");
-                result.benign.push(benign(rules, f, why));
+                let why = format!("a consequence of the orderly stop seen at {}", places.cite(stop));
+                result.benign.push(benign(rules, places, f, why));
             }
         }
         return result;
     };
-    let cause = root_cause(rules, run, source, &root, &active);
+    let (cause, shown) = root_cause(rules, run, places, &root, &active);
     let label = match &root {
-        Root::Failure(failure) => format!("the failure at line {}", failure.first_line),
+        Root::Failure(failure) => format!("the failure at {}", places.cite(failure.first_line)),
         Root::Elsewhere(record, _) => {
-            format!(
-                "{} in {} (line {})",
-                rules.rule(record.finding.rule).id,
-                record.source,
-                record.finding.line
-            )
+            let (file, line) = record.places.locate(record.finding.line);
+            format!("{} in {file} (line {line})", rules.rule(record.finding.rule).id)
         }
         Root::Cause(f, _) | Root::StandIn(f) => {
-            format!("{} (line {})", rules.rule(f.rule).id, f.line)
+            format!("{} ({})", rules.rule(f.rule).id, places.cite(f.line))
         }
     };
-    let shown: Vec<u64> = cause.evidence.iter().map(|e| e.line).collect();
     for f in active.iter().filter(|f| !shown.contains(&f.line)) {
-        result.symptoms.push(symptom(rules, f, &label));
+        result.symptoms.push(symptom(rules, places, f, &label));
     }
     result.root_cause = Some(cause);
     result.outcome = Outcome::Crash;
@@ -264,30 +239,19 @@ fn choose_root<'a>(
     // After an orderly stop, only failures that count despite the stop (a
     // stop that timed out) make the run a crash.
     let active: Vec<&Finding> = match run.stop_line {
-        Some(_) => active
-            .iter()
-            .copied()
-            .filter(|f| rules.rule(f.rule).counts_after_stop)
-            .collect(),
+        Some(_) => active.iter().copied().filter(|f| rules.rule(f.rule).counts_after_stop).collect(),
         None => active.to_vec(),
     };
     let explained = |f: &Finding| {
-        active.iter().any(|other| {
-            !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule)
-        })
+        active
+            .iter()
+            .any(|other| !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule))
     };
-    let stand_in = active
-        .iter()
-        .copied()
-        .find(|f| f.role == Role::Symptom && !explained(f));
-    let failure = run
-        .failures
-        .iter()
-        .filter(|_| run.stop_line.is_none())
-        .find(|f| {
-            let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
-            !after_stop && survived(run, f.last_line).is_none()
-        });
+    let stand_in = active.iter().copied().find(|f| f.role == Role::Symptom && !explained(f));
+    let failure = run.failures.iter().filter(|_| run.stop_line.is_none()).find(|f| {
+        let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
+        !after_stop && survived(run, f.last_line).is_none()
+    });
     match (stand_in, failure) {
         (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(rules, run, s, elsewhere) {
@@ -311,10 +275,7 @@ fn kill_record_for<'a>(
         return None;
     }
     elsewhere.iter().copied().find(|record| {
-        let pid = record
-            .finding
-            .pid
-            .is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
+        let pid = record.finding.pid.is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
         let unit = record.finding.unit.is_some() && record.finding.unit == run.unit;
         pid || unit
     })
@@ -335,27 +296,28 @@ fn quiet_outcome(run: &RunState) -> Outcome {
     }
 }
 
+/// The root cause of a crashed run, and the (stream) lines its evidence
+/// shows, which are then not listed again as symptoms.
 fn root_cause(
     rules: &RuleSet,
     run: &RunState,
-    source: &str,
+    places: Places<'_>,
     root: &Root<'_>,
     active: &[&Finding],
-) -> RootCause {
-    let evidence = |lines: &[EvidenceLine]| -> Vec<Evidence> {
+) -> (RootCause, Vec<u64>) {
+    let mut shown = Vec::new();
+    let mut evidence = |lines: &[EvidenceLine]| -> Vec<Evidence> {
         let mut out: Vec<Evidence> = Vec::with_capacity(lines.len());
         for l in lines {
-            if !out.iter().any(|e| e.line == l.line) {
-                out.push(Evidence {
-                    source: source.to_string(),
-                    line: l.line,
-                    text: l.text.clone(),
-                });
+            if !shown.contains(&l.line) {
+                shown.push(l.line);
+                let (source, line) = places.locate(l.line);
+                out.push(Evidence { source: source.to_string(), line, text: l.text.clone() });
             }
         }
         out
     };
-    match root {
+    let cause = match root {
         Root::Cause(cause, confirmed) => {
             let rule = rules.rule(cause.rule);
             let mut lines = cause.evidence.clone();
@@ -364,9 +326,7 @@ fn root_cause(
             // record, then the unit's oom-kill result).
             let corroborating = active
                 .iter()
-                .filter(|f| {
-                    matches!(f.role, Role::Cause | Role::Confirm) && !std::ptr::eq(**f, *cause)
-                })
+                .filter(|f| matches!(f.role, Role::Cause | Role::Confirm) && !std::ptr::eq(**f, *cause))
                 .filter(|f| rules.rule(f.rule).category == rule.category)
                 .take(MAX_CORROBORATING);
             lines.extend(corroborating.map(|f| evidence_of(f)));
@@ -375,11 +335,7 @@ fn root_cause(
                 rule: Some(rule.id.clone()),
                 category: category_of(rules, cause),
                 title: cause.title.clone(),
-                confidence: if died {
-                    Confidence::High
-                } else {
-                    Confidence::Medium
-                },
+                confidence: if died { Confidence::High } else { Confidence::Medium },
                 hint: rule.hint.clone(),
                 evidence: evidence(&lines),
                 identified: true,
@@ -399,11 +355,9 @@ fn root_cause(
         }
         Root::Elsewhere(record, symptom) => {
             let rule = rules.rule(record.finding.rule);
-            let mut lines = vec![Evidence {
-                source: record.source.to_string(),
-                line: record.finding.line,
-                text: record.finding.text.clone(),
-            }];
+            let (source, line) = record.places.locate(record.finding.line);
+            let mut lines =
+                vec![Evidence { source: source.to_string(), line, text: record.finding.text.clone() }];
             lines.extend(evidence(&[evidence_of(symptom)]));
             RootCause {
                 rule: Some(rule.id.clone()),
@@ -430,7 +384,8 @@ fn root_cause(
                 identified: false,
             }
         }
-    }
+    };
+    (cause, shown)
 }
 
 const UNRECOGNISED_HINT: &str =
@@ -438,18 +393,11 @@ const UNRECOGNISED_HINT: &str =
 the root); if it is a known problem, add a rule for it (rules/README.md).";
 
 fn evidence_of(f: &Finding) -> EvidenceLine {
-    EvidenceLine {
-        line: f.line,
-        text: f.text.clone(),
-    }
+    EvidenceLine { line: f.line, text: f.text.clone() }
 }
 
 fn category_of(rules: &RuleSet, f: &Finding) -> String {
-    rules
-        .rule(f.rule)
-        .category
-        .clone()
-        .unwrap_or_else(|| category::UNKNOWN.to_string())
+    rules.rule(f.rule).category.clone().unwrap_or_else(|| category::UNKNOWN.to_string())
 }
 
 fn benign_why(rules: &RuleSet, f: &Finding) -> String {
@@ -473,9 +421,7 @@ fn select_cause<'f>(
             Role::Cause => candidates.push((*f, None)),
             Role::Confirm => {
                 let confirms = &rules.rule(f.rule).confirms;
-                let confirmed = active
-                    .iter()
-                    .find(|s| confirms.contains(&s.rule) && same_process(run, s, f));
+                let confirmed = active.iter().find(|s| confirms.contains(&s.rule) && same_process(run, s, f));
                 if let Some(symptom) = confirmed {
                     candidates.push((*f, Some(*symptom)));
                 }
@@ -491,8 +437,7 @@ fn select_cause<'f>(
     } else {
         candidates
     };
-    pool.into_iter()
-        .min_by_key(|(f, _)| (f.line, -rules.rule(f.rule).priority))
+    pool.into_iter().min_by_key(|(f, _)| (f.line, -rules.rule(f.rule).priority))
 }
 
 /// Do a symptom and the record that would confirm it concern the same
@@ -506,40 +451,41 @@ fn same_process(run: &RunState, symptom: &Finding, record: &Finding) -> bool {
     }
 }
 
-fn symptom(rules: &RuleSet, f: &Finding, explained_by: &str) -> Symptom {
+fn symptom(rules: &RuleSet, places: Places<'_>, f: &Finding, explained_by: &str) -> Symptom {
     let rule = rules.rule(f.rule);
     let why = match (&rule.why, rule.role) {
         (Some(why), _) => format!("{why}; explained by {explained_by}"),
         (None, Role::Cause) => format!("a later failure; explained by {explained_by}"),
         (None, _) => format!("explained by {explained_by}"),
     };
+    let (source, line) = places.locate(f.line);
     Symptom {
         rule: rule.id.clone(),
-        category: rule
-            .category
-            .clone()
-            .unwrap_or_else(|| category::UNKNOWN.to_string()),
-        line: f.line,
+        source: source.to_string(),
+        category: category_of(rules, f),
+        line,
         text: f.text.clone(),
         why,
     }
 }
 
-fn benign(rules: &RuleSet, f: &Finding, why: String) -> Benign {
+fn benign(rules: &RuleSet, places: Places<'_>, f: &Finding, why: String) -> Benign {
+    let (source, line) = places.locate(f.line);
     Benign {
         rule: rules.rule(f.rule).id.clone(),
-        line: f.line,
+        source: source.to_string(),
+        line,
         text: f.text.clone(),
         why,
     }
 }
 
-fn cut_notice(source: &str, cut: &super::run::CutTraceback) -> String {
+fn cut_notice(places: Places<'_>, cut: &super::run::CutTraceback) -> String {
+    let (source, first) = places.locate(cut.first_line);
+    let last = places.locate(cut.last_line).1;
     format!(
-        "the input ends inside a traceback (lines {}–{}) before its exception line: the error itself is missing. {}",
-        cut.first_line,
-        cut.last_line,
-        fetch_more(source, cut)
+        "the input ends inside a traceback (lines {first}–{last}) before its exception line: the error itself is missing. {}",
+        fetch_more(source, last, cut)
     )
 }
 
@@ -554,12 +500,14 @@ fn cut_hint(cut: &super::run::CutTraceback) -> String {
     format!("{suspect}The exception line that names the error is missing: fetch more of the log (see the notice).")
 }
 
-fn fetch_more(source: &str, cut: &super::run::CutTraceback) -> String {
+fn fetch_more(source: &str, last_line: u64, cut: &super::run::CutTraceback) -> String {
     match (cut.pid, cut.identifier.as_deref()) {
         (Some(pid), Some(_)) => format!(
             "Fetch the lines that follow from the journal: `journalctl _PID={pid} --no-pager | grep -A 80 Traceback`, or rerun your `journalctl … | tail` with a larger -n."
         ),
         _ if source == "-" => "Feed logdiag more of the log: the lines after the last one it read.".to_string(),
-        _ => format!("Read the lines after line {} of {source} (the file may have been cut or is still being written).", cut.last_line),
+        _ => format!(
+            "Read the lines after line {last_line} of {source} (the file may have been cut or is still being written)."
+        ),
     }
 }

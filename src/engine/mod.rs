@@ -9,6 +9,7 @@
 
 pub mod diagnosis;
 mod judge;
+mod place;
 mod run;
 mod subject;
 
@@ -32,6 +33,9 @@ const MAX_RUNS: usize = 1000;
 
 struct SourceState {
     name: String,
+    /// The files the source was read from (one unless rotated files were
+    /// joined), in reading order.
+    parts: Vec<place::Part>,
     lines: u64,
     formats: FormatSet,
     notices: Vec<String>,
@@ -51,18 +55,14 @@ pub struct Engine<'r> {
 impl<'r> Engine<'r> {
     /// An engine using `rules`.
     pub fn new(rules: &'r RuleSet) -> Self {
-        Engine {
-            rules,
-            sources: Vec::new(),
-            matches: Vec::new(),
-            scratch: MatchScratch::default(),
-        }
+        Engine { rules, sources: Vec::new(), matches: Vec::new(), scratch: MatchScratch::default() }
     }
 
     /// Starts a new source; following events belong to it.
     pub fn begin_source(&mut self, name: &str) {
         self.sources.push(SourceState {
             name: name.to_string(),
+            parts: vec![place::Part { name: name.to_string(), first_line: 1, reversed: None }],
             lines: 0,
             formats: FormatSet::default(),
             notices: Vec::new(),
@@ -70,6 +70,20 @@ impl<'r> Engine<'r> {
             dropped_runs: 0,
             boot_pending: false,
         });
+    }
+
+    /// Records a part of the current source (a rotated file) whose first
+    /// line is line `first_line` of the stream. `reversed` is its line count
+    /// when it was read bottom-up (a newest-first journal).
+    pub fn begin_part(&mut self, name: &str, first_line: u64, reversed: Option<u64>) {
+        if let Some(source) = self.sources.last_mut() {
+            let part = place::Part { name: name.to_string(), first_line, reversed };
+            if first_line <= 1 {
+                source.parts[0] = part;
+            } else {
+                source.parts.push(part);
+            }
+        }
     }
 
     /// Counts a line read and the formats framing saw on it.
@@ -122,9 +136,7 @@ impl<'r> Engine<'r> {
         let first = event.first_line();
         let new_run = match source.runs.last() {
             None => true,
-            Some(run) => {
-                source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s))
-            }
+            Some(run) => source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s)),
         };
         if new_run {
             if source.runs.len() == MAX_RUNS {
@@ -139,37 +151,32 @@ impl<'r> Engine<'r> {
         if let Some(subject::Subject::Unit(unit)) = &subject {
             run.unit.get_or_insert_with(|| unit.clone());
         }
+        // A structured journal names the writer's unit; `-o with-unit`
+        // prints it in place of the identifier.
+        let writer_unit = event.stream.unit.as_ref().or(event.stream.identifier.as_ref());
+        if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
+            run.unit.get_or_insert_with(|| unit.clone());
+        }
         if start_stage.is_some() && run.subject.is_none() {
             run.subject = subject.clone();
         }
-        if let Some(pid) = event
-            .stream
-            .pid
-            .filter(|_| !subject::is_manager(event.stream.identifier.as_deref()))
+        if let Some(pid) =
+            event.stream.pid.filter(|_| !subject::is_manager(event.stream.identifier.as_deref()))
         {
             run.note_pid(pid);
         }
 
         // Benign rules silence the other rules on the lines they match.
-        let benign_lines: Vec<usize> = matches
-            .iter()
-            .filter(|m| rules.rule(m.rule).role == Role::Benign)
-            .map(|m| m.line)
-            .collect();
-        let silenced = |m: &LineMatch| {
-            rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line)
-        };
+        let benign_lines: Vec<usize> =
+            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
+        let silenced =
+            |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
 
         let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
         for m in matches.iter().filter(|_| own_markers) {
             let rule = rules.rule(m.rule);
             if let Some(kind) = rule.marker {
-                run.add_marker(
-                    kind,
-                    event.lines[m.line].number,
-                    rule.stage,
-                    rule.phase.as_deref(),
-                );
+                run.add_marker(kind, event.lines[m.line].number, rule.stage, rule.phase.as_deref());
             }
         }
 
@@ -179,13 +186,7 @@ impl<'r> Engine<'r> {
         let best_cause = matches
             .iter()
             .filter(|m| rules.rule(m.rule).role == Role::Cause && !silenced(m))
-            .max_by_key(|m| {
-                (
-                    rules.rule(m.rule).priority,
-                    on_exception(m),
-                    std::cmp::Reverse(m.line),
-                )
-            });
+            .max_by_key(|m| (rules.rule(m.rule).priority, on_exception(m), std::cmp::Reverse(m.line)));
         if let Some(m) = best_cause {
             let rule = rules.rule(m.rule);
             run.add_finding(finding(rules, event, m, None), rule.terminal);
@@ -208,12 +209,7 @@ impl<'r> Engine<'r> {
                 .min_by_key(|o| (!on_exception(o), o.line))
                 .unwrap_or(first);
             let silenced_rule = (rule.role == Role::Benign)
-                .then(|| {
-                    matches
-                        .iter()
-                        .find(|o| o.line == m.line && silenced(o))
-                        .map(|o| o.rule)
-                })
+                .then(|| matches.iter().find(|o| o.line == m.line && silenced(o)).map(|o| o.rule))
                 .flatten();
             run.add_finding(finding(rules, event, m, silenced_rule), rule.terminal);
         }
@@ -224,7 +220,11 @@ impl<'r> Engine<'r> {
         let recognised = best_cause.is_some()
             || matches.iter().any(|m| {
                 let role = rules.rule(m.rule).role;
-                on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m)))
+                // A benign announcement (`Error in preprocessing prompt
+                // inputs`: one request failed) covers its traceback too.
+                let announces = m.line == 0 && role == Role::Benign;
+                announces
+                    || (on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m))))
             });
         if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
             run.add_failure(failure_of(event));
@@ -241,10 +241,7 @@ impl<'r> Engine<'r> {
 }
 
 fn evidence_line(line: &EventLine) -> EvidenceLine {
-    EvidenceLine {
-        line: line.number,
-        text: line.text.clone(),
-    }
+    EvidenceLine { line: line.number, text: line.text.clone() }
 }
 
 /// Builds a finding for match `m`, with supporting lines from its event:
@@ -278,29 +275,17 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         // The line that opened the event: a traceback's announcement, or the
         // first line of a message that continues on indented lines.
         let first = &event.lines[0];
-        if matches!(first.role, LineRole::TracebackHeader | LineRole::Text)
-            && first.number != line.number
-        {
+        if matches!(first.role, LineRole::TracebackHeader | LineRole::Text) && first.number != line.number {
             evidence.push(evidence_line(first));
         }
     }
-    let capture = |wanted: &str| {
-        m.captures
-            .iter()
-            .find(|(name, _)| name == wanted)
-            .map(|(_, v)| v.as_str())
-    };
-    let writer = event
-        .stream
-        .pid
-        .filter(|_| !subject::is_manager(event.stream.identifier.as_deref()));
+    let capture = |wanted: &str| m.captures.iter().find(|(name, _)| name == wanted).map(|(_, v)| v.as_str());
+    let writer = event.stream.pid.filter(|_| !subject::is_manager(event.stream.identifier.as_deref()));
     let pid = capture("pid").and_then(|v| v.parse().ok()).or(writer);
-    let unit = capture("unit")
-        .map(str::to_string)
-        .or_else(|| match subject::subject_of(event) {
-            Some(subject::Subject::Unit(unit)) => Some(unit),
-            _ => None,
-        });
+    let unit = capture("unit").map(str::to_string).or_else(|| match subject::subject_of(event) {
+        Some(subject::Subject::Unit(unit)) => Some(unit),
+        _ => None,
+    });
     Finding {
         rule: m.rule,
         role: rule.role,
@@ -328,10 +313,7 @@ fn failure_of(event: &Event) -> Failure {
         if let Some(last) = exceptions.last().filter(|l| l.number != root.number) {
             evidence.push(evidence_line(last));
         }
-        format!(
-            "Unrecognised failure: {}",
-            shorten(root.message().trim(), 120)
-        )
+        format!("Unrecognised failure: {}", shorten(root.message().trim(), 120))
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         first.message().trim().to_string()
@@ -349,12 +331,7 @@ fn failure_of(event: &Event) -> Failure {
     if first.role == LineRole::TracebackHeader && !evidence.iter().any(|e| e.line == first.number) {
         evidence.push(evidence_line(first));
     }
-    Failure {
-        title,
-        evidence,
-        first_line: event.first_line(),
-        last_line: event.last_line(),
-    }
+    Failure { title, evidence, first_line: event.first_line(), last_line: event.last_line() }
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

@@ -195,9 +195,7 @@ impl RunState {
     pub fn add_marker(&mut self, kind: MarkerKind, line: u64, stage: u8, phase: Option<&str>) {
         self.substantive = true;
         match kind {
-            MarkerKind::Start => {
-                self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage)))
-            }
+            MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
             MarkerKind::Ready => {
                 self.ready_line.get_or_insert(line);
                 self.note_progress(line);
@@ -236,19 +234,15 @@ impl RunState {
             self.note_terminal(finding.line);
         }
         let progress = self.last_progress;
-        if let Some(same) = self.findings.iter_mut().find(|f| {
-            f.rule == finding.rule && f.key == finding.key && progress.is_none_or(|p| p < f.line)
-        }) {
+        if let Some(same) = self
+            .findings
+            .iter_mut()
+            .find(|f| f.rule == finding.rule && f.key == finding.key && progress.is_none_or(|p| p < f.line))
+        {
             same.count += 1;
             return;
         }
-        if self
-            .findings
-            .iter()
-            .filter(|f| f.role == finding.role)
-            .count()
-            >= MAX_FINDINGS
-        {
+        if self.findings.iter().filter(|f| f.role == finding.role).count() >= MAX_FINDINGS {
             self.dropped += 1;
             return;
         }
@@ -299,9 +293,6 @@ mod tests {
             message_key("Indexing.cu:1284: indexSelectLargeIndex: block: [0,0,0], thread: [31,0,0] Assertion `srcIndex < srcSelectDimSize` failed.")
         );
         assert_eq!(message_key("[Rank 3] at 0x7f5e41af06c0"), "[Rank #] at #");
-        assert_ne!(
-            message_key("Xid 79"),
-            message_key("Xid 79, GPU has fallen off the bus")
-        );
+        assert_ne!(message_key("Xid 79"), message_key("Xid 79, GPU has fallen off the bus"));
     }
 }

@@ -10,14 +10,8 @@ use crate::events::Event;
 
 /// Identifiers of processes that log *about* other processes: their pid is
 /// not one of the run's own.
-const MANAGERS: [&str; 6] = [
-    "systemd",
-    "kernel",
-    "systemd-oomd",
-    "systemd-journald",
-    "dockerd",
-    "containerd",
-];
+const MANAGERS: [&str; 6] =
+    ["systemd", "kernel", "systemd-oomd", "systemd-journald", "dockerd", "containerd"];
 
 /// The unit or job a systemd message concerns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,15 +40,9 @@ pub fn subject_of(event: &Event) -> Option<Subject> {
             return Some(Subject::Unit(head.to_string()));
         }
     }
-    let job = [
-        "Started ",
-        "Starting ",
-        "Stopping ",
-        "Stopped ",
-        "Failed to start ",
-    ]
-    .iter()
-    .find_map(|verb| message.strip_prefix(verb))?;
+    let job = ["Started ", "Starting ", "Stopping ", "Stopped ", "Failed to start "]
+        .iter()
+        .find_map(|verb| message.strip_prefix(verb))?;
     let job = job.trim_end_matches("...").trim_end_matches('.');
     let name = job.split(" - ").next().unwrap_or(job);
     Some(if is_unit_name(name) {
@@ -66,13 +54,8 @@ pub fn subject_of(event: &Event) -> Option<Subject> {
 
 /// `sglang.service`, `session-3.scope`…
 pub fn is_unit_name(name: &str) -> bool {
-    const SUFFIXES: [&str; 7] = [
-        ".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target",
-    ];
-    !name.contains(' ')
-        && SUFFIXES
-            .iter()
-            .any(|s| name.ends_with(s) && name.len() > s.len())
+    const SUFFIXES: [&str; 7] = [".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target"];
+    !name.contains(' ') && SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len())
 }
 
 #[cfg(test)]
@@ -88,15 +71,11 @@ mod tests {
     fn subjects_of_unit_and_job_messages() {
         let unit = |u: &str| Some(Subject::Unit(u.to_string()));
         assert_eq!(
-            subject(
-                "May 25 20:27:23 h systemd[1]: sglang-k26.service: Failed with result 'signal'."
-            ),
+            subject("May 25 20:27:23 h systemd[1]: sglang-k26.service: Failed with result 'signal'."),
             unit("sglang-k26.service")
         );
         assert_eq!(
-            subject(
-                "May 25 20:17:52 h systemd[1]: Started sglang-k26.service - SGLang K2.6 server."
-            ),
+            subject("May 25 20:17:52 h systemd[1]: Started sglang-k26.service - SGLang K2.6 server."),
             unit("sglang-k26.service")
         );
         assert_eq!(
@@ -107,9 +86,6 @@ mod tests {
             subject("Nov 15 21:48:43 h systemd[1]: Started Ollama Service."),
             Some(Subject::Description("Ollama Service".into()))
         );
-        assert_eq!(
-            subject("May 25 20:27:23 h python[7]: Started x.service"),
-            None
-        );
+        assert_eq!(subject("May 25 20:27:23 h python[7]: Started x.service"), None);
     }
 }

@@ -31,11 +31,7 @@ fn a_failure_followed_by_progress_is_not_a_crash() {
     let d = diagnose(&log);
     assert_eq!(d.verdict, Verdict::NoCrash);
     assert_eq!(d.runs[0].outcome, Outcome::Healthy);
-    assert!(
-        d.runs[0].benign[0].why.contains("kept making progress"),
-        "{:?}",
-        d.runs[0].benign
-    );
+    assert!(d.runs[0].benign[0].why.contains("kept making progress"), "{:?}", d.runs[0].benign);
 }
 
 #[test]
@@ -47,34 +43,26 @@ fn progress_from_another_rank_before_the_kill_does_not_hide_the_crash() {
     assert_eq!(d.verdict, Verdict::Crash);
     let cause = d.root_cause.unwrap();
     assert_eq!(cause.category, "cuda-illegal-access");
-    assert_eq!(
-        cause.confidence,
-        Confidence::High,
-        "the sigquit shows the process died"
-    );
+    assert_eq!(cause.confidence, Confidence::High, "the sigquit shows the process died");
 }
 
 #[test]
 fn a_cause_without_any_sign_of_death_has_medium_confidence() {
-    let d = diagnose(
-        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
-    );
+    let d = diagnose("RuntimeError: CUDA error: no kernel image is available for execution on the device\n");
     assert_eq!(d.root_cause.unwrap().confidence, Confidence::Medium);
 }
 
 #[test]
 fn sigkill_without_an_oom_record_is_never_called_an_oom_kill() {
-    let d = diagnose("May 25 20:27:23 h systemd[1]: x.service: Main process exited, code=killed, status=9/KILL\n");
+    let d = diagnose(
+        "May 25 20:27:23 h systemd[1]: x.service: Main process exited, code=killed, status=9/KILL\n",
+    );
     let cause = d.root_cause.unwrap();
     assert_eq!(cause.category, "sigkill-unattributed");
     assert_eq!(cause.confidence, Confidence::Low);
     assert_eq!(d.runs[0].outcome, Outcome::Crash);
     assert_eq!(
-        Diagnosis {
-            root_cause: Some(cause),
-            ..d
-        }
-        .exit_code(),
+        Diagnosis { root_cause: Some(cause), ..d }.exit_code(),
         3,
         "a stand-in symptom is not an identified cause"
     );
@@ -86,11 +74,7 @@ fn a_confirm_record_turns_the_same_pids_sigkill_into_an_oom_kill() {
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
     assert_eq!(cause.category, "host-oom-kill");
-    assert_eq!(
-        cause.evidence.len(),
-        2,
-        "the reaper line and the SIGKILL it explains"
-    );
+    assert_eq!(cause.evidence.len(), 2, "the reaper line and the SIGKILL it explains");
 }
 
 #[test]
@@ -119,10 +103,7 @@ RuntimeError: No supported CUDA architectures found for major versions [9, 10].
 ";
     let d = diagnose(log);
     let outcomes: Vec<Outcome> = d.runs.iter().map(|r| r.outcome).collect();
-    assert_eq!(
-        outcomes,
-        vec![Outcome::Crash, Outcome::Healthy, Outcome::Starting]
-    );
+    assert_eq!(outcomes, vec![Outcome::Crash, Outcome::Healthy, Outcome::Starting]);
     assert_eq!(d.runs[2].first_line, 6);
 }
 
@@ -159,25 +140,16 @@ fn an_unrecognised_uncaught_exception_is_unknown_with_its_lines() {
     let log = "Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\nZeroDivisionError: division by zero\nKilled\n";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!(
-        (cause.category.as_str(), cause.rule.as_deref()),
-        ("unknown", None)
-    );
+    assert_eq!((cause.category.as_str(), cause.rule.as_deref()), ("unknown", None));
     assert_eq!(cause.evidence[0].line, 3);
-    assert_eq!(
-        d.runs[0].symptoms[0].rule, "shell.killed",
-        "Killed is the consequence"
-    );
+    assert_eq!(d.runs[0].symptoms[0].rule, "shell.killed", "Killed is the consequence");
 }
 
 #[test]
 fn benign_rules_silence_causes_on_the_same_line() {
     let d = diagnose("[AutoTuner]: Skipping tactic 14 CutlassFusedMoeRunner, due to failure while profiling: CUDA out of memory. Tried to allocate 1.50 GiB.\n");
     assert_eq!(d.verdict, Verdict::NoCrash);
-    assert_eq!(
-        d.runs[0].benign[0].rule,
-        "flashinfer.autotuner-oom-fallback"
-    );
+    assert_eq!(d.runs[0].benign[0].rule, "flashinfer.autotuner-oom-fallback");
     assert!(d.runs[0].benign[0].why.contains("not cuda.out-of-memory"));
 }
 
@@ -190,7 +162,8 @@ fn the_same_error_from_several_ranks_counts_once() {
 
 #[test]
 fn a_survived_sigquit_is_not_merged_with_the_fatal_one() {
-    let sigquit = "[2026-05-25 08:00:00] Received sigquit from a child process. It usually means the child failed.";
+    let sigquit =
+        "[2026-05-25 08:00:00] Received sigquit from a child process. It usually means the child failed.";
     let log = format!("{sigquit}\n{BATCH}\n{BATCH}\nRuntimeError: FlashInfer requires GPUs with sm75 or higher\n{sigquit}\n");
     let d = diagnose(&log);
     let run = &d.runs[0];
@@ -208,10 +181,7 @@ fn batches_logged_between_a_failure_and_the_kill_it_causes_do_not_hide_it() {
     );
     let d = diagnose(&log);
     assert_eq!(d.verdict, Verdict::Crash);
-    assert_eq!(
-        d.root_cause.unwrap().category,
-        "flashinfer-unsupported-arch"
-    );
+    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
 }
 
 const KILLED_UNIT: &str = "\
@@ -227,24 +197,15 @@ fn a_kernel_oom_record_in_another_file_explains_the_units_sigkill() {
     let cause = journal_run.root_cause.as_ref().unwrap();
     assert_eq!(cause.category, "host-oom-kill");
     assert_eq!(cause.confidence, Confidence::High);
-    assert_eq!(
-        (cause.evidence[0].source.as_str(), cause.evidence[0].line),
-        ("dmesg.txt", 1)
-    );
-    assert_eq!(
-        (cause.evidence[1].source.as_str(), cause.evidence[1].line),
-        ("journal.txt", 2)
-    );
+    assert_eq!((cause.evidence[0].source.as_str(), cause.evidence[0].line), ("dmesg.txt", 1));
+    assert_eq!((cause.evidence[1].source.as_str(), cause.evidence[1].line), ("journal.txt", 2));
 }
 
 #[test]
 fn an_oom_kill_of_another_process_does_not_explain_the_sigkill() {
     let dmesg = "[ 5000.123456] Out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n";
     let d = diagnose_sources(&[("journal.txt", KILLED_UNIT), ("dmesg.txt", dmesg)]);
-    assert_eq!(
-        d.runs[0].root_cause.as_ref().unwrap().category,
-        "sigkill-unattributed"
-    );
+    assert_eq!(d.runs[0].root_cause.as_ref().unwrap().category, "sigkill-unattributed");
 }
 
 #[test]
@@ -256,10 +217,7 @@ May 25 20:27:22 h python[71283]: RuntimeError: FlashInfer requires GPUs with sm7
 May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
 ";
     let d = diagnose(log);
-    assert_eq!(
-        d.root_cause.unwrap().category,
-        "flashinfer-unsupported-arch"
-    );
+    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
 }
 
 #[test]

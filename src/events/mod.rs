@@ -92,6 +92,8 @@ pub struct Stream {
     pub ranks: Option<String>,
     /// Timestamp of the first record, as printed.
     pub time: Option<String>,
+    /// systemd unit, when the input says (structured journals).
+    pub unit: Option<String>,
 }
 
 /// A record with its continuation lines.
@@ -128,10 +130,7 @@ impl Event {
     /// The exception type named on line `index` (an `Exception` or
     /// `ExceptionText` line): the nearest exception line at or before it.
     pub fn exception_type_at(&self, index: usize) -> Option<&str> {
-        let exception_line = self.lines[..=index]
-            .iter()
-            .rev()
-            .find(|l| l.role == LineRole::Exception)?;
+        let exception_line = self.lines[..=index].iter().rev().find(|l| l.role == LineRole::Exception)?;
         let message = traceback::strip_group_drawing(exception_line.message());
         traceback::exception_name(message, true)
     }
@@ -201,11 +200,7 @@ impl Grouper {
             });
             return;
         }
-        let key = if record.is_bare() {
-            self.last_key.unwrap_or(0)
-        } else {
-            stream_key(record)
-        };
+        let key = if record.is_bare() { self.last_key.unwrap_or(0) } else { stream_key(record) };
         if Some(key) != self.last_key && !record.is_bare() {
             self.close_single_records_except(key);
         }
@@ -215,11 +210,12 @@ impl Grouper {
         if let Some(i) = self.open.iter().position(|o| o.key == key) {
             let open = &mut self.open[i];
             if let Some((state, role)) = continuation(open, record, message) {
+                if role == LineRole::TracebackHeader {
+                    open.event.kind = EventKind::Traceback;
+                }
                 open.state = state;
                 open.last_touched = number;
-                open.event
-                    .lines
-                    .push(owned_line(number, offset, text, record, role));
+                open.event.lines.push(owned_line(number, offset, text, record, role));
                 if open.event.lines.len() >= MAX_EVENT_LINES {
                     let done = self.open.swap_remove(i);
                     self.finish_open(done, false);
@@ -247,12 +243,7 @@ impl Grouper {
     /// Takes the next event whose place in the input order is settled.
     pub fn pop(&mut self) -> Option<Event> {
         let front = self.closed.front()?;
-        let min_open = self
-            .open
-            .iter()
-            .map(|o| o.event.first_line())
-            .min()
-            .unwrap_or(u64::MAX);
+        let min_open = self.open.iter().map(|o| o.event.first_line()).min().unwrap_or(u64::MAX);
         if front.first_line() < min_open {
             self.closed.pop_front()
         } else {
@@ -264,26 +255,16 @@ impl Grouper {
         let message = record.message;
         let kind = traceback::classify(message, false);
         let (event_kind, state, role) = match kind {
-            LineKind::Header => (
-                EventKind::Traceback,
-                State::Frames,
-                LineRole::TracebackHeader,
-            ),
+            LineKind::Header => (EventKind::Traceback, State::Frames, LineRole::TracebackHeader),
             LineKind::Frame => (EventKind::Traceback, State::Frames, LineRole::Frame),
-            LineKind::Exception => (
-                EventKind::Traceback,
-                State::ExceptionText(0),
-                LineRole::Exception,
-            ),
+            LineKind::Exception => (EventKind::Traceback, State::ExceptionText(0), LineRole::Exception),
             _ if message.starts_with("Fatal Python error:") => {
                 (EventKind::FaultDump, State::Dump, LineRole::Text)
             }
             _ => (EventKind::Record, State::Single, LineRole::Text),
         };
         if self.open.len() >= MAX_OPEN_STREAMS {
-            let oldest = (0..self.open.len())
-                .min_by_key(|&i| self.open[i].last_touched)
-                .unwrap_or(0);
+            let oldest = (0..self.open.len()).min_by_key(|&i| self.open[i].last_touched).unwrap_or(0);
             let done = self.open.swap_remove(oldest);
             self.finish_open(done, false);
         }
@@ -294,6 +275,7 @@ impl Grouper {
             process: record.process.map(str::to_string),
             ranks: record.ranks.map(str::to_string),
             time: record.time.map(str::to_string),
+            unit: record.unit.map(str::to_string),
         };
         self.open.push(Open {
             key,
@@ -302,8 +284,7 @@ impl Grouper {
                 stream,
                 lines: vec![owned_line(number, offset, text, record, role)],
                 cut_by_end: false,
-                missing_exception: role != LineRole::Exception
-                    && event_kind == EventKind::Traceback,
+                missing_exception: role != LineRole::Exception && event_kind == EventKind::Traceback,
             },
             state,
             origin: record.origin.map(str::to_string),
@@ -317,12 +298,7 @@ impl Grouper {
             event.missing_exception = !event.lines.iter().any(|l| l.role == LineRole::Exception);
             event.cut_by_end = at_end && open.state == State::Frames;
             // Blank lines after the exception belong to the gap, not the event.
-            while event.lines.len() > 1
-                && event
-                    .lines
-                    .last()
-                    .is_some_and(|l| l.role == LineRole::Blank)
-            {
+            while event.lines.len() > 1 && event.lines.last().is_some_and(|l| l.role == LineRole::Blank) {
                 event.lines.pop();
             }
         }
@@ -385,9 +361,12 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
     match open.state {
         State::Single => match kind {
             LineKind::NativeFrame => Some((State::Single, LineRole::Text)),
-            LineKind::Source | LineKind::Other
-                if record.is_bare() && message.starts_with([' ', '\t']) =>
-            {
+            // `logger.exception("…")` under a repeating header (vLLM): the
+            // record announces the traceback that follows it.
+            LineKind::Header if record.origin.is_some() && record.origin == open.origin.as_deref() => {
+                Some((State::Frames, LineRole::TracebackHeader))
+            }
+            LineKind::Source | LineKind::Other if record.is_bare() && message.starts_with([' ', '\t']) => {
                 Some((State::Single, LineRole::Text))
             }
             _ => None,
@@ -414,9 +393,7 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
             LineKind::Header => None,
-            _ if n < MAX_EXCEPTION_TEXT => {
-                Some((State::ExceptionText(n + 1), LineRole::ExceptionText))
-            }
+            _ if n < MAX_EXCEPTION_TEXT => Some((State::ExceptionText(n + 1), LineRole::ExceptionText)),
             _ => None,
         },
         State::AfterBlank => match kind {
@@ -433,22 +410,14 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
     }
 }
 
-fn owned_line(
-    number: u64,
-    offset: u64,
-    text: &str,
-    record: &Record<'_>,
-    role: LineRole,
-) -> EventLine {
+fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
     let start = record.message_at as u32;
     let end = start + record.message.len() as u32;
-    let role =
-        if role == LineRole::Text && record.message.trim().is_empty() && record.separator.is_none()
-        {
-            LineRole::Blank
-        } else {
-            role
-        };
+    let role = if role == LineRole::Text && record.message.trim().is_empty() && record.separator.is_none() {
+        LineRole::Blank
+    } else {
+        role
+    };
     EventLine {
         number,
         offset,

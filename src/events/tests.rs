@@ -25,12 +25,7 @@ May 25 20:27:23 h systemd[1]: sglang-k26.service: Main process exited, code=kill
     assert_eq!(events[0].kind, EventKind::Traceback);
     assert_eq!(
         roles(&events[0]),
-        vec![
-            LineRole::TracebackHeader,
-            LineRole::Frame,
-            LineRole::Source,
-            LineRole::Exception
-        ]
+        vec![LineRole::TracebackHeader, LineRole::Frame, LineRole::Source, LineRole::Exception]
     );
     assert_eq!(events[0].stream.ranks.as_deref(), Some("TP2"));
     assert!(!events[0].missing_exception && !events[0].cut_by_end);
@@ -63,14 +58,8 @@ fn interleaved_vllm_workers_give_separate_tracebacks_in_input_order() {
 (Worker_TP0 pid=10) INFO 07-27 23:31:28 [core.py:1] next record";
     let events = group(log);
     assert_eq!(events.len(), 3);
-    assert_eq!(
-        events[0].lines.iter().map(|l| l.number).collect::<Vec<_>>(),
-        vec![1, 3, 5]
-    );
-    assert_eq!(
-        events[1].lines.iter().map(|l| l.number).collect::<Vec<_>>(),
-        vec![2, 4, 6]
-    );
+    assert_eq!(events[0].lines.iter().map(|l| l.number).collect::<Vec<_>>(), vec![1, 3, 5]);
+    assert_eq!(events[1].lines.iter().map(|l| l.number).collect::<Vec<_>>(), vec![2, 4, 6]);
     assert_eq!(events[2].first_line(), 7);
 }
 
@@ -142,7 +131,9 @@ fn kernel_message_with_indented_continuation_lines() {
 
 #[test]
 fn journal_separator_is_its_own_event() {
-    let events = group("May 25 20:27:22 h a[1]: x\n-- Boot 0123456789abcdef0123456789abcdef --\nMay 25 20:28:22 h a[2]: y");
+    let events = group(
+        "May 25 20:27:22 h a[1]: x\n-- Boot 0123456789abcdef0123456789abcdef --\nMay 25 20:28:22 h a[2]: y",
+    );
     assert_eq!(events.len(), 3);
     assert_eq!(events[1].kind, EventKind::Separator(Separator::Boot));
 }

@@ -36,10 +36,7 @@ pub enum LineKind {
 /// Removes exception-group drawing (`  | `, `  + `, `+-+----`) from a line.
 pub fn strip_group_drawing(message: &str) -> &str {
     let trimmed = message.trim_start();
-    if let Some(rest) = trimmed
-        .strip_prefix("| ")
-        .or_else(|| trimmed.strip_prefix("+ "))
-    {
+    if let Some(rest) = trimmed.strip_prefix("| ").or_else(|| trimmed.strip_prefix("+ ")) {
         return rest;
     }
     if trimmed == "|" {
@@ -108,20 +105,11 @@ pub struct Frame<'a> {
 pub fn parse_frame(trimmed: &str) -> Option<Frame<'_>> {
     let rest = trimmed.strip_prefix("File \"")?;
     let (file, rest) = rest.split_once("\", line ")?;
-    let digits_end = rest
-        .bytes()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(rest.len());
+    let digits_end = rest.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
     let line = rest[..digits_end].parse().ok()?;
     let rest = &rest[digits_end..];
-    let function = rest
-        .strip_prefix(", in ")
-        .or_else(|| rest.strip_prefix(" in "))?;
-    Some(Frame {
-        file,
-        line,
-        function: function.trim_end(),
-    })
+    let function = rest.strip_prefix(", in ").or_else(|| rest.strip_prefix(" in "))?;
+    Some(Frame { file, line, function: function.trim_end() })
 }
 
 /// The exception type at the start of an exception line, if it is one:
@@ -145,17 +133,9 @@ pub fn exception_name(message: &str, in_traceback: bool) -> Option<&str> {
         return None;
     }
     let last = name.rsplit('.').next().unwrap_or(name);
-    let looks_like_exception = [
-        "Error",
-        "Exception",
-        "Interrupt",
-        "Exit",
-        "Iteration",
-        "Warning",
-        "Failure",
-    ]
-    .iter()
-    .any(|suffix| last.ends_with(suffix))
+    let looks_like_exception = ["Error", "Exception", "Interrupt", "Exit", "Iteration", "Warning", "Failure"]
+        .iter()
+        .any(|suffix| last.ends_with(suffix))
         && last.as_bytes()[0].is_ascii_uppercase();
     if looks_like_exception || (in_traceback && followed_by_colon && !name.contains(' ')) {
         Some(name)
@@ -170,59 +150,30 @@ mod tests {
 
     #[test]
     fn frames_of_both_shapes() {
-        let f =
-            parse_frame("File \"/x/flashinfer/jit/core.py\", line 96, in check_cuda_arch").unwrap();
-        assert_eq!(
-            (f.file, f.line, f.function),
-            ("/x/flashinfer/jit/core.py", 96, "check_cuda_arch")
-        );
-        let fault =
-            parse_frame("File \"/usr/lib/python3.12/threading.py\", line 359 in wait").unwrap();
+        let f = parse_frame("File \"/x/flashinfer/jit/core.py\", line 96, in check_cuda_arch").unwrap();
+        assert_eq!((f.file, f.line, f.function), ("/x/flashinfer/jit/core.py", 96, "check_cuda_arch"));
+        let fault = parse_frame("File \"/usr/lib/python3.12/threading.py\", line 359 in wait").unwrap();
         assert_eq!(fault.function, "wait");
     }
 
     #[test]
     fn line_kinds() {
         assert_eq!(
-            classify(
-                "Scheduler hit an exception: Traceback (most recent call last):",
-                false
-            ),
+            classify("Scheduler hit an exception: Traceback (most recent call last):", false),
             LineKind::Header
         );
-        assert_eq!(
-            classify("  File \"/a.py\", line 3, in <module>", false),
-            LineKind::Frame
-        );
-        assert_eq!(
-            classify("File \"/a.py\", line 3, in load_cuda_ops", false),
-            LineKind::Frame
-        );
+        assert_eq!(classify("  File \"/a.py\", line 3, in <module>", false), LineKind::Frame);
+        assert_eq!(classify("File \"/a.py\", line 3, in load_cuda_ops", false), LineKind::Frame);
         assert_eq!(classify("    check_cuda_arch()", true), LineKind::Source);
         assert_eq!(classify("           ^^^^^^^^^^^^^", true), LineKind::Source);
-        assert_eq!(
-            classify("RuntimeError: FlashInfer requires sm75+", false),
-            LineKind::Exception
-        );
-        assert_eq!(
-            classify("KeyError: 'lm_head.weight'", false),
-            LineKind::Exception
-        );
+        assert_eq!(classify("RuntimeError: FlashInfer requires sm75+", false), LineKind::Exception);
+        assert_eq!(classify("KeyError: 'lm_head.weight'", false), LineKind::Exception);
         assert_eq!(classify("KeyboardInterrupt", false), LineKind::Exception);
-        assert_eq!(
-            classify("tvm.error.InternalError: Check failed", false),
-            LineKind::Exception
-        );
+        assert_eq!(classify("tvm.error.InternalError: Check failed", false), LineKind::Exception);
         assert_eq!(classify("Killed", true), LineKind::Other);
+        assert_eq!(classify("CUDA kernel errors might be asynchronously reported", true), LineKind::Other);
         assert_eq!(
-            classify("CUDA kernel errors might be asynchronously reported", true),
-            LineKind::Other
-        );
-        assert_eq!(
-            classify(
-                "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96",
-                false
-            ),
+            classify("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96", false),
             LineKind::NativeFrame
         );
         assert_eq!(
@@ -230,16 +181,10 @@ mod tests {
             LineKind::DumpHeader
         );
         assert_eq!(
-            classify(
-                "The above exception was the direct cause of the following exception:",
-                false
-            ),
+            classify("The above exception was the direct cause of the following exception:", false),
             LineKind::Chain
         );
-        assert_eq!(
-            classify("    | ValueError: bad 0", true),
-            LineKind::Exception
-        );
+        assert_eq!(classify("    | ValueError: bad 0", true), LineKind::Exception);
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| vllm(line, pos, record))
         .or_else(|| c10(line, pos, record))
         .or_else(|| ray_core(line, pos, record))
-        .or_else(|| rust_tracing(line, pos, record));
+        .or_else(|| rust_tracing(line, pos, record))
+        .or_else(|| llama_cpp(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
@@ -59,8 +60,7 @@ fn sglang<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     let save = s;
     if !(s.date() && s.byte(b' ')) {
         s = save;
-        let short_date =
-            s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
+        let short_date = s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
         if !short_date {
             s = save;
         }
@@ -220,6 +220,36 @@ fn rust_tracing<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
     }
     record.level = Some(level);
     record.formats.insert(Format::RustTracing);
+    Some(s.pos)
+}
+
+/// llama.cpp's `common/log.cpp` with time stamps: `0.00.025.467 I msg`,
+/// `24.15.113.123 E msg` (minutes.seconds.milliseconds.microseconds, level).
+fn llama_cpp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let stamp = s.digits(1, 6).is_some()
+        && s.byte(b'.')
+        && s.digits(2, 2).is_some()
+        && s.byte(b'.')
+        && s.digits(3, 3).is_some()
+        && s.byte(b'.')
+        && s.digits(3, 3).is_some();
+    if !stamp || !s.byte(b' ') {
+        return None;
+    }
+    let level = match s.peek()? {
+        b'D' => Level::Debug,
+        b'I' => Level::Info,
+        b'W' => Level::Warning,
+        b'E' => Level::Error,
+        _ => return None,
+    };
+    s.pos += 1;
+    if !s.byte(b' ') {
+        return None;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos..s.pos - 3]);
     Some(s.pos)
 }
 

@@ -48,14 +48,10 @@ impl JournalEntry {
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
         let mut get = std::collections::HashMap::new();
         for (name, value) in pairs {
-            get.entry(name)
-                .or_insert_with(|| String::from_utf8_lossy(value).into_owned());
+            get.entry(name).or_insert_with(|| String::from_utf8_lossy(value).into_owned());
         }
         let message = get.get("MESSAGE").cloned();
-        JournalEntry {
-            message,
-            fields: fields_from(|name| get.get(name).cloned()),
-        }
+        JournalEntry { message, fields: fields_from(|name| get.get(name).cloned()) }
     }
 }
 
@@ -69,12 +65,8 @@ pub fn parse_json_entry(text: &str) -> Option<JournalEntry> {
 }
 
 fn fields_from(get: impl Fn(&str) -> Option<String>) -> JournalFields {
-    let pid = get("_PID")
-        .or_else(|| get("SYSLOG_PID"))
-        .and_then(|p| p.trim().parse().ok());
-    let own_unit = get("_SYSTEMD_UNIT")
-        .or_else(|| get("_SYSTEMD_USER_UNIT"))
-        .filter(|u| u != "init.scope");
+    let pid = get("_PID").or_else(|| get("SYSLOG_PID")).and_then(|p| p.trim().parse().ok());
+    let own_unit = get("_SYSTEMD_UNIT").or_else(|| get("_SYSTEMD_USER_UNIT")).filter(|u| u != "init.scope");
     JournalFields {
         time: get("__REALTIME_TIMESTAMP"),
         host: get("_HOSTNAME"),
@@ -107,11 +99,7 @@ fn value_text(value: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
         Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_u64) => {
-            let bytes: Vec<u8> = items
-                .iter()
-                .filter_map(Value::as_u64)
-                .map(|b| b.min(255) as u8)
-                .collect();
+            let bytes: Vec<u8> = items.iter().filter_map(Value::as_u64).map(|b| b.min(255) as u8).collect();
             Some(String::from_utf8_lossy(&bytes).into_owned())
         }
         Value::Array(items) => items.first().and_then(value_text),
@@ -126,7 +114,10 @@ mod tests {
     #[test]
     fn string_fields_and_priorities() {
         let e = parse_json_entry(r#"{"__REALTIME_TIMESTAMP":"1748204842123456","_HOSTNAME":"gpu01","SYSLOG_IDENTIFIER":"python3","_PID":"4242","_SYSTEMD_UNIT":"sglang.service","PRIORITY":"6","MESSAGE":"[2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):","_BOOT_ID":"abc"}"#).unwrap();
-        assert_eq!(e.message.as_deref(), Some("[2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):"));
+        assert_eq!(
+            e.message.as_deref(),
+            Some("[2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):")
+        );
         assert_eq!(e.fields.identifier.as_deref(), Some("python3"));
         assert_eq!(e.fields.pid, Some(4242));
         assert_eq!(e.fields.unit.as_deref(), Some("sglang.service"));

@@ -106,12 +106,13 @@ pub enum Format {
     RustTracing,
     JournalJson,
     JournalExport,
+    JournalVerbose,
     JournalCatalog,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 27] = [
+    pub const ALL: [Format; 28] = [
         Format::JournalShort,
         Format::JournalShortPrecise,
         Format::JournalShortIso,
@@ -138,6 +139,7 @@ impl Format {
         Format::RustTracing,
         Format::JournalJson,
         Format::JournalExport,
+        Format::JournalVerbose,
         Format::JournalCatalog,
     ];
 
@@ -170,6 +172,7 @@ impl Format {
             Format::RustTracing => "rust-tracing",
             Format::JournalJson => "journal-json",
             Format::JournalExport => "journal-export",
+            Format::JournalVerbose => "journal-verbose",
             Format::JournalCatalog => "journal-catalog",
         }
     }
@@ -265,10 +268,7 @@ impl<'a> Record<'a> {
 
     /// True when a transport or process layer names the writer.
     pub fn has_stream(&self) -> bool {
-        self.host.is_some()
-            || self.identifier.is_some()
-            || self.pid.is_some()
-            || self.process.is_some()
+        self.host.is_some() || self.identifier.is_some() || self.pid.is_some() || self.process.is_some()
     }
 }
 
@@ -292,10 +292,7 @@ pub fn frame_line(line: &str) -> Framed<'_> {
             Format::JournalSeparator
         });
         record.message = line;
-        return Framed {
-            first: record,
-            embedded: None,
-        };
+        return Framed { first: record, embedded: None };
     }
     let pos = transport::parse(line, 0, &mut record);
     frame_rest(line, pos, record)
@@ -324,7 +321,7 @@ fn frame_rest<'a>(line: &'a str, pos: usize, mut record: Record<'a>) -> Framed<'
     let pos = wrapper::parse_process_tags(line, pos, &mut record);
     let pos = app::parse(line, pos, &mut record);
     record.message_at = pos;
-    record.message = &line[pos..];
+    record.message = without_ray_repeat(&line[pos..]);
 
     let embedded = find_embedded_start(line, pos).map(|at| {
         let mut inner = Record {
@@ -342,9 +339,16 @@ fn frame_rest<'a>(line: &'a str, pos: usize, mut record: Record<'a>) -> Framed<'
         record.message = &line[pos..at];
         inner
     });
-    Framed {
-        first: record,
-        embedded,
+    Framed { first: record, embedded }
+}
+
+/// Drops Ray's log-deduplication suffix (` [repeated 23x across cluster]`)
+/// so rules see the message as the process printed it.
+fn without_ray_repeat(message: &str) -> &str {
+    let Some(head) = message.strip_suffix("x across cluster]") else { return message };
+    match head.rsplit_once(" [repeated ") {
+        Some((text, count)) if count.bytes().all(|b| b.is_ascii_digit()) => text,
+        _ => message,
     }
 }
 

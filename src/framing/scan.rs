@@ -17,10 +17,7 @@ pub struct Scan<'a> {
 impl<'a> Scan<'a> {
     /// Starts at `pos` in `text`.
     pub fn at(text: &'a str, pos: usize) -> Self {
-        Scan {
-            bytes: text.as_bytes(),
-            pos,
-        }
+        Scan { bytes: text.as_bytes(), pos }
     }
 
     /// The next byte, if any.

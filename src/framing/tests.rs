@@ -16,20 +16,14 @@ fn journal_short_with_sglang_header() {
     assert_eq!(r.pid, Some(71283));
     assert_eq!(r.ranks, Some("TP2"));
     assert!(r.app_header);
-    assert_eq!(
-        r.message,
-        "Scheduler hit an exception: Traceback (most recent call last):"
-    );
+    assert_eq!(r.message, "Scheduler hit an exception: Traceback (most recent call last):");
     assert!(r.formats.contains(Format::JournalShort) && r.formats.contains(Format::Sglang));
 }
 
 #[test]
 fn journal_continuation_of_a_traceback_keeps_indentation() {
     let r = first("May 25 20:27:22 dflash-train python[71283]:   File \"/x/flashinfer/sampling.py\", line 54, in get_sampling_module");
-    assert_eq!(
-        r.message,
-        "  File \"/x/flashinfer/sampling.py\", line 54, in get_sampling_module"
-    );
+    assert_eq!(r.message, "  File \"/x/flashinfer/sampling.py\", line 54, in get_sampling_module");
     assert!(!r.app_header);
 }
 
@@ -37,10 +31,7 @@ fn journal_continuation_of_a_traceback_keeps_indentation() {
 fn journal_systemd_line_and_kernel_line_without_host() {
     let r = first("May 25 20:27:23 dflash-train systemd[1]: sglang-k26.service: Main process exited, code=killed, status=9/KILL");
     assert_eq!((r.identifier, r.pid), (Some("systemd"), Some(1)));
-    assert_eq!(
-        r.message,
-        "sglang-k26.service: Main process exited, code=killed, status=9/KILL"
-    );
+    assert_eq!(r.message, "sglang-k26.service: Main process exited, code=killed, status=9/KILL");
     let k = first("aug 16 23:01:35 kernel: NVRM: Xid (PCI:0000:01:00): 8, pid=709378, name=llama-server, channel 0x00000027");
     assert_eq!((k.host, k.identifier, k.pid), (None, Some("kernel"), None));
     assert!(k.message.starts_with("NVRM: Xid"));
@@ -52,10 +43,7 @@ fn syslog_padded_day_and_localized_month() {
     assert!(r.formats.contains(Format::Syslog));
     assert_eq!((r.host, r.identifier), (Some("doris-03"), Some("kernel")));
     let c = first("2月 21 13:31:11 tc ollama[285585]: CUDA driver version: 12.3");
-    assert_eq!(
-        (c.host, c.identifier, c.pid),
-        (Some("tc"), Some("ollama"), Some(285585))
-    );
+    assert_eq!((c.host, c.identifier, c.pid), (Some("tc"), Some("ollama"), Some(285585)));
     assert_eq!(c.message, "CUDA driver version: 12.3");
 }
 
@@ -72,9 +60,8 @@ fn journal_iso_full_unix_monotonic_precise() {
     assert_eq!((full.host, full.message), (Some("gpu01"), "hello"));
     let unix = first("1748204842.123456 gpu01 python3[4242]: hello");
     assert!(unix.formats.contains(Format::JournalShortUnix));
-    let mono = first(
-        "[ 1234.567890] gpu01 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.",
-    );
+    let mono =
+        first("[ 1234.567890] gpu01 kernel: NVRM: Xid (PCI:0000:2b:00): 79, GPU has fallen off the bus.");
     assert!(mono.formats.contains(Format::JournalShortMonotonic));
     assert_eq!(mono.identifier, Some("kernel"));
     let delta = first("[ 1234.567890 <    0.000123 >] gpu01 python3[4242]: hello");
@@ -88,21 +75,18 @@ fn dmesg_stamps_are_not_journal_lines() {
     let r = first("[    2.829492] nvidia: loading out-of-tree module taints kernel.");
     assert!(r.formats.contains(Format::Dmesg));
     assert_eq!(r.identifier, None);
-    assert_eq!(
-        r.message,
-        "nvidia: loading out-of-tree module taints kernel."
-    );
+    assert_eq!(r.message, "nvidia: loading out-of-tree module taints kernel.");
     let vga = first("[    2.962598] nvidia 0000:01:00.0: vgaarb: changed VGA decodes");
     assert!(vga.formats.contains(Format::Dmesg));
+    let console =
+        first("[  716.365836] systemd[1]: run-r6e2.service: State 'stop-sigterm' timed out. Killing.");
+    assert_eq!((console.identifier, console.pid, console.host), (Some("systemd"), Some(1), None));
     for line in [
         "[  100.000001] rcu: INFO: rcu_sched self-detected stall on CPU",
         "[  100.000001] Internal error: Oops: 96000004 [#1] SMP",
     ] {
         let r = first(line);
-        assert!(
-            r.formats.contains(Format::Dmesg) && r.identifier.is_none(),
-            "{line}"
-        );
+        assert!(r.formats.contains(Format::Dmesg) && r.identifier.is_none(), "{line}");
     }
     let ctime = first("[Wed Sep 29 07:12:20 2021] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0");
     assert!(ctime.formats.contains(Format::DmesgCtime));
@@ -111,15 +95,9 @@ fn dmesg_stamps_are_not_journal_lines() {
 
 #[test]
 fn journal_separators() {
-    assert_eq!(
-        first("-- Boot 0123456789abcdef0123456789abcdef --").separator,
-        Some(Separator::Boot)
-    );
+    assert_eq!(first("-- Boot 0123456789abcdef0123456789abcdef --").separator, Some(Separator::Boot));
     assert_eq!(first("-- Reboot --").separator, Some(Separator::Boot));
-    assert_eq!(
-        first("-- Logs begin at Thu 2023-11-16 11:05:42 CST. --").separator,
-        Some(Separator::Other)
-    );
+    assert_eq!(first("-- Logs begin at Thu 2023-11-16 11:05:42 CST. --").separator, Some(Separator::Other));
     assert_eq!(first("-- No entries --").separator, Some(Separator::Other));
 }
 
@@ -132,17 +110,14 @@ fn sglang_header_versions() {
     let ms = first("[2025-12-01 10:00:00.123 TP0] hello");
     assert_eq!(ms.message, "hello");
     let none = first("[2025-08-04 10:10:06] The server is fired up and ready to roll!");
-    assert_eq!(
-        (none.ranks, none.message),
-        (None, "The server is fired up and ready to roll!")
-    );
-    let short = first(
-        "[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.",
-    );
+    assert_eq!((none.ranks, none.message), (None, "The server is fired up and ready to roll!"));
+    let short = first("[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.");
     assert!(short.app_header);
     let gpu = first("[gpu_id=0] Prefill batch. #new-seq: 1");
     assert_eq!(gpu.message, "Prefill batch. #new-seq: 1");
-    let uvicorn = first("[2025-02-09 10:14:11] INFO:     10.39.13.144:48590 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK");
+    let uvicorn = first(
+        "[2025-02-09 10:14:11] INFO:     10.39.13.144:48590 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK",
+    );
     assert_eq!(uvicorn.level, Some(Level::Info));
     assert!(uvicorn.message.starts_with("10.39.13.144:48590"));
 }
@@ -161,13 +136,12 @@ fn vllm_headers_and_process_tags() {
     assert_eq!(empty.message, "");
     let worker = first("(VllmWorker rank=1 pid=115) ERROR 07-27 23:31:27 [multiproc_executor.py:522] RuntimeError: CUDA error: device-side assert triggered");
     assert_eq!(worker.process, Some("VllmWorker rank=1"));
-    let ray = first("(RayWorkerWrapper pid=394715, ip=10.65.144.3) DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting");
+    let ray = first(
+        "(RayWorkerWrapper pid=394715, ip=10.65.144.3) DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting",
+    );
     assert_eq!((ray.pid, ray.message), (Some(394715), "Connecting"));
     let ctrl_c = first("^C(EngineCore pid=3946143) INFO 05-26 19:19:56 [core.py:1155] [shutdown] EngineCore: trigger received signal=SIGINT");
-    assert_eq!(
-        ctrl_c.message,
-        "[shutdown] EngineCore: trigger received signal=SIGINT"
-    );
+    assert_eq!(ctrl_c.message, "[shutdown] EngineCore: trigger received signal=SIGINT");
 }
 
 #[test]
@@ -175,46 +149,48 @@ fn torch_c10_and_rank_prefix() {
     let r = first("[rank4]:[E210 02:06:33.321131395 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught collective operation timeout");
     assert_eq!(r.process, Some("rank4"));
     assert_eq!(r.level, Some(Level::Error));
-    assert_eq!(
-        r.message,
-        "[Rank 4] Watchdog caught collective operation timeout"
-    );
-    let old =
-        first("[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout");
-    assert_eq!(
-        old.message,
-        "[Rank 0] Watchdog caught collective operation timeout"
-    );
+    assert_eq!(r.message, "[Rank 4] Watchdog caught collective operation timeout");
+    let old = first("[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout");
+    assert_eq!(old.message, "[Rank 0] Watchdog caught collective operation timeout");
 }
 
 #[test]
 fn container_wrappers_stack() {
-    let compose =
-        first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
+    let compose = first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
     assert_eq!(compose.identifier, Some("sglang-1"));
-    assert_eq!(
-        compose.message,
-        "Watchdog timeout (self.watchdog_timeout=300)"
+    assert_eq!(compose.message, "Watchdog timeout (self.watchdog_timeout=300)");
+    let docker = first(
+        "2023-12-28T13:17:07.318739139Z terminate called after throwing an instance of 'std::runtime_error'",
     );
-    let docker = first("2023-12-28T13:17:07.318739139Z terminate called after throwing an instance of 'std::runtime_error'");
     assert!(docker.formats.contains(Format::ContainerTimestamp));
-    assert_eq!(
-        docker.message,
-        "terminate called after throwing an instance of 'std::runtime_error'"
-    );
+    assert_eq!(docker.message, "terminate called after throwing an instance of 'std::runtime_error'");
     let collector = first("[2025-11-06T02:10:00.703Z] [2025-11-06 02:10:00] Received sigquit from a child process. It usually means the child failed.");
     assert!(collector.message.starts_with("Received sigquit"));
-    let desktop = first("2025-03-06 23:36:39 llama_model_load: error loading model: unable to allocate CUDA0 buffer");
+    let desktop =
+        first("2025-03-06 23:36:39 llama_model_load: error loading model: unable to allocate CUDA0 buffer");
     assert!(desktop.message.starts_with("llama_model_load"));
-    let tgi =
-        first("2023-07-07T17:55:43.805488Z ERROR text_generation_launcher: Webserver Crashed");
-    assert_eq!(
-        (tgi.level, tgi.message),
-        (Some(Level::Error), "Webserver Crashed")
-    );
+    let tgi = first("2023-07-07T17:55:43.805488Z ERROR text_generation_launcher: Webserver Crashed");
+    assert_eq!((tgi.level, tgi.message), (Some(Level::Error), "Webserver Crashed"));
     let tsv = first("24/09/2025 22:45\tollama\t#5  0x00007f599032a763 in ggml_abort () from /usr/lib/ollama/libggml-base.so");
     assert_eq!(tsv.identifier, Some("ollama"));
     assert!(tsv.message.starts_with("#5"));
+}
+
+#[test]
+fn ray_dedup_suffix_and_mpirun_tags() {
+    let ray = first("(RayWorkerWrapper pid=394715, ip=10.65.144.3) DEBUG 02-05 09:08:18 shm_broadcast.py:282] Connecting to tcp://127.0.0.1:49717 [repeated 23x across cluster]");
+    assert_eq!(ray.message, "Connecting to tcp://127.0.0.1:49717");
+    let mpi = first("[1,3]<stderr>:RuntimeError: CUDA error: out of memory");
+    assert_eq!((mpi.process, mpi.message), (Some("1,3"), "RuntimeError: CUDA error: out of memory"));
+}
+
+#[test]
+fn llama_cpp_log_lines() {
+    let r = first("24.15.113.123 E CUDA error: the launch timed out and was terminated");
+    assert_eq!(
+        (r.level, r.message),
+        (Some(Level::Error), "CUDA error: the launch timed out and was terminated")
+    );
 }
 
 #[test]
@@ -232,10 +208,7 @@ fn record_after_a_progress_bar_is_split_mid_line() {
     let line = "Epoch 0:   6%|██   | 32040/500150 [6:28:43<94:39:17,  1.37it/s, loss=2.6][E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout";
     let framed = frame_line(line);
     let inner = framed.embedded.expect("split");
-    assert_eq!(
-        inner.message,
-        "[Rank 0] Watchdog caught collective operation timeout"
-    );
+    assert_eq!(inner.message, "[Rank 0] Watchdog caught collective operation timeout");
     assert!(framed.first.message.starts_with("Epoch 0:"));
     assert!(!framed.first.message.contains("Watchdog"));
     let cr = "Loading: 100%|██| 4/4 [00:01<00:00]\r[2026-01-01 10:00:00 TP1] Scheduler hit an exception: Traceback (most recent call last):";
@@ -245,13 +218,16 @@ fn record_after_a_progress_bar_is_split_mid_line() {
 
 #[test]
 fn plain_text_is_bare() {
-    for line in [
-        "Killed",
-        "  File \"/x.py\", line 1, in f",
-        "RuntimeError: boom",
-        "Epoch 0: 1 2",
-        "INFO:root:x",
-    ] {
+    for line in
+        ["Killed", "  File \"/x.py\", line 1, in f", "RuntimeError: boom", "Epoch 0: 1 2", "INFO:root:x"]
+    {
         assert!(first(line).is_bare(), "{line}");
     }
+}
+
+#[test]
+fn multi_byte_text_where_a_tag_is_looked_for_does_not_panic() {
+    let line = format!("({} pid=1) x", "é".repeat(100));
+    let _ = frame_line(&line);
+    let _ = frame_line("(█ pid=1) █");
 }

@@ -14,12 +14,7 @@ use super::{Format, Record, Separator};
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
 /// Header fields of a catalog entry as old `journalctl -x` printed them.
-const CATALOG_FIELDS: [&str; 4] = [
-    "-- Subject: ",
-    "-- Defined-By: ",
-    "-- Support: ",
-    "-- Documentation: ",
-];
+const CATALOG_FIELDS: [&str; 4] = ["-- Subject: ", "-- Defined-By: ", "-- Support: ", "-- Documentation: "];
 
 /// Recognises journalctl's `-- … --` separator and header lines, and the
 /// catalog lines `journalctl -x` adds (`░░ …`; `-- …` before v246).
@@ -63,9 +58,7 @@ fn is_catalog_body(line: &str) -> bool {
 }
 
 fn is_boot_id(inner: &str) -> bool {
-    inner
-        .strip_prefix("Boot ")
-        .is_some_and(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+    inner.strip_prefix("Boot ").is_some_and(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Parses a transport prefix at `pos`; returns the position after it (or
@@ -171,11 +164,7 @@ fn iso_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<u
         return Some(s.pos);
     }
     let end = identity(line, s.pos, record)?;
-    record.formats.insert(if precise {
-        Format::JournalShortIsoPrecise
-    } else {
-        Format::JournalShortIso
-    });
+    record.formats.insert(if precise { Format::JournalShortIsoPrecise } else { Format::JournalShortIso });
     Some(end)
 }
 
@@ -275,7 +264,9 @@ fn bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         let body = s.pos;
         record.time = Some(&line[pos..stamp_end]);
         if let Some(end) = monotonic_identity(line, body, record) {
-            record.formats.insert(Format::JournalShortMonotonic);
+            // No host: a process writing to the kernel console, in dmesg.
+            let format = if record.host.is_some() { Format::JournalShortMonotonic } else { Format::Dmesg };
+            record.formats.insert(format);
             return end;
         }
         record.formats.insert(Format::Dmesg);
@@ -314,10 +305,23 @@ fn bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
 /// be `kernel`, as journal lines do.
 fn monotonic_identity<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut probe = Record::default();
-    let end = identity_with_host(line, pos, &mut probe)?;
-    if probe.pid.is_none() && probe.identifier != Some("kernel") {
-        return None;
-    }
+    let with_host = identity_with_host(line, pos, &mut probe)
+        .filter(|_| probe.pid.is_some() || probe.identifier == Some("kernel"));
+    let end = match with_host {
+        Some(end) => end,
+        None => {
+            // systemd writes to the kernel console without a host
+            // (`[  716.3] systemd[1]: …`). The kernel's own `comm[pid]:`
+            // lines (`python3[42]: segfault at …`) keep their prefix.
+            probe = Record::default();
+            let end = identity(line, pos, &mut probe)?;
+            let systemd = probe.identifier.is_some_and(|i| i.starts_with("systemd"));
+            if probe.host.is_some() || probe.pid.is_none() || !systemd {
+                return None;
+            }
+            end
+        }
+    };
     record.host = probe.host;
     record.identifier = probe.identifier;
     record.pid = probe.pid;
@@ -374,8 +378,5 @@ fn finish_identity<'a>(
 }
 
 fn token_end(line: &str, pos: usize) -> usize {
-    line.as_bytes()[pos..]
-        .iter()
-        .position(|&b| b == b' ')
-        .map_or(line.len(), |i| pos + i)
+    line.as_bytes()[pos..].iter().position(|&b| b == b' ').map_or(line.len(), |i| pos + i)
 }

@@ -90,6 +90,7 @@ pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record
     for _ in 0..3 {
         let next = paren_tag(line, pos, record)
             .or_else(|| rank_tag(line, pos, record))
+            .or_else(|| mpi_tag(line, pos, record))
             .or_else(|| nccl_tag(line, pos, record));
         match next {
             Some(p) => pos = p,
@@ -106,7 +107,9 @@ fn paren_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<u
     if !rest.starts_with('(') {
         return None;
     }
-    let close = rest[..rest.len().min(160)].find(')')?;
+    // The tag is short: look for its `)` in the first 160 bytes (a byte
+    // search, so a multi-byte character there cannot split a slice).
+    let close = rest.as_bytes().iter().take(160).position(|&b| b == b')')?;
     let inner = &rest[1..close];
     let pid_at = inner.find("pid=")?;
     if pid_at > 0 && !inner[..pid_at].ends_with(' ') {
@@ -133,6 +136,22 @@ fn rank_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     }
     let tag = &line[pos + 1..s.pos - 2];
     s.byte(b' ');
+    record.process.get_or_insert(tag);
+    record.formats.insert(Format::RankTag);
+    Some(s.pos)
+}
+
+/// Open MPI's `--tag-output` prefix: `[1,0]<stderr>:` (job, rank, stream).
+fn mpi_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.digits(1, 6).is_some() && s.byte(b',') && s.digits(1, 6).is_some() && s.byte(b']'))
+    {
+        return None;
+    }
+    let tag = &line[pos + 1..s.pos - 1];
+    if !(s.lit("<stdout>:") || s.lit("<stderr>:") || s.lit("<stddiag>:")) {
+        return None;
+    }
     record.process.get_or_insert(tag);
     record.formats.insert(Format::RankTag);
     Some(s.pos)

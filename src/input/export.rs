@@ -36,15 +36,16 @@ pub fn looks_like_export(head: &[u8]) -> bool {
 impl<R: BufRead> ExportReader<R> {
     /// Wraps a reader positioned at the start of the export stream.
     pub fn new(inner: R) -> Self {
-        ExportReader {
-            inner,
-            line: 0,
-            offset: 0,
-            buf: Vec::new(),
-        }
+        ExportReader { inner, line: 0, offset: 0, buf: Vec::new() }
     }
 
-    /// Lines read so far.
+    /// Numbers lines from `first` on (see [`super::LineReader::starting_at`]).
+    pub fn starting_at(mut self, first: u64) -> Self {
+        self.line = first.saturating_sub(1);
+        self
+    }
+
+    /// The number of the last line read.
     pub fn lines(&self) -> u64 {
         self.line
     }
@@ -87,13 +88,8 @@ impl<R: BufRead> ExportReader<R> {
         }
         let Some(first) = first else { return Ok(None) };
         let (line, offset) = message_at.unwrap_or(first);
-        let entry =
-            JournalEntry::from_pairs(fields.iter().map(|(n, v)| (n.as_str(), v.as_slice())));
-        Ok(Some(ExportEntry {
-            line,
-            offset,
-            entry,
-        }))
+        let entry = JournalEntry::from_pairs(fields.iter().map(|(n, v)| (n.as_str(), v.as_slice())));
+        Ok(Some(ExportEntry { line, offset, entry }))
     }
 
     /// Reads one `\n`-terminated line into `buf` (capped); false at EOF.
@@ -153,8 +149,7 @@ mod tests {
 
     #[test]
     fn text_and_binary_fields() {
-        let mut bytes =
-            b"__CURSOR=s=1\n_PID=4242\nSYSLOG_IDENTIFIER=python3\nMESSAGE=hello\n\n".to_vec();
+        let mut bytes = b"__CURSOR=s=1\n_PID=4242\nSYSLOG_IDENTIFIER=python3\nMESSAGE=hello\n\n".to_vec();
         bytes.extend_from_slice(b"__CURSOR=s=2\n_PID=4243\nMESSAGE\n");
         let message = b"line one\nline \x1b[31mtwo";
         bytes.extend_from_slice(&(message.len() as u64).to_le_bytes());
@@ -162,16 +157,10 @@ mod tests {
         bytes.extend_from_slice(b"\n_BOOT_ID=b1\n\n");
         let mut reader = ExportReader::new(io::Cursor::new(bytes));
         let first = reader.next_entry().unwrap().unwrap();
-        assert_eq!(
-            (first.line, first.entry.message.as_deref()),
-            (4, Some("hello"))
-        );
+        assert_eq!((first.line, first.entry.message.as_deref()), (4, Some("hello")));
         assert_eq!(first.entry.fields.pid, Some(4242));
         let second = reader.next_entry().unwrap().unwrap();
-        assert_eq!(
-            second.entry.message.as_deref(),
-            Some("line one\nline \u{1b}[31mtwo")
-        );
+        assert_eq!(second.entry.message.as_deref(), Some("line one\nline \u{1b}[31mtwo"));
         assert_eq!(second.entry.fields.boot_id.as_deref(), Some("b1"));
         assert_eq!(second.line, 8);
         assert!(reader.next_entry().unwrap().is_none());

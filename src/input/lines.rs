@@ -38,13 +38,19 @@ pub struct LineReader<R> {
 impl<R: BufRead> LineReader<R> {
     /// Wraps a reader; the first line read is line 1 at offset 0.
     pub fn new(inner: R) -> Self {
-        LineReader {
-            inner,
-            buf: Vec::with_capacity(256),
-            number: 0,
-            offset: 0,
-            cut_lines: 0,
-        }
+        LineReader { inner, buf: Vec::with_capacity(256), number: 0, offset: 0, cut_lines: 0 }
+    }
+
+    /// Numbers lines from `first` on (the lines before it were read from
+    /// an earlier part of the same stream, such as an older rotated file).
+    pub fn starting_at(mut self, first: u64) -> Self {
+        self.number = first.saturating_sub(1);
+        self
+    }
+
+    /// The number of the last line read (0 before the first).
+    pub fn last_number(&self) -> u64 {
+        self.number
     }
 
     /// How many lines were longer than the cap so far.
@@ -71,11 +77,7 @@ impl<R: BufRead> LineReader<R> {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };
-            let body = if found {
-                &chunk[..take - 1]
-            } else {
-                &chunk[..take]
-            };
+            let body = if found { &chunk[..take - 1] } else { &chunk[..take] };
             let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
             if body.len() > room {
                 cut = true;
@@ -98,12 +100,7 @@ impl<R: BufRead> LineReader<R> {
         }
         self.number += 1;
         self.offset += consumed;
-        Ok(Some(Line {
-            number: self.number,
-            offset: start,
-            text: String::from_utf8_lossy(&self.buf),
-            cut,
-        }))
+        Ok(Some(Line { number: self.number, offset: start, text: String::from_utf8_lossy(&self.buf), cut }))
     }
 }
 

@@ -1,12 +1,15 @@
 //! Input: which sources to read and how to get their bytes as lines.
 //!
-//! A source is one file or standard input. Directories are walked and each
-//! file in them becomes its own source, in a stable order (by path).
-//! Compressed input is recognised by its magic bytes, never by its name.
+//! A source is one file, standard input, or the rotated files of one log
+//! (`x.log.2.gz`, `x.log.1`, `x.log`), read oldest first as one stream.
+//! Directories are walked; each log in them becomes a source, in a stable
+//! order (by path). Compressed input (gzip, zstd) is recognised by its
+//! magic bytes, never by its name.
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
 pub mod export;
 pub mod lines;
+mod rotation;
 
 use std::fmt;
 use std::fs::File;
@@ -27,10 +30,27 @@ pub enum Origin {
 /// One input to diagnose, with the name reports use for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// The name shown in reports: the path as the user gave it, or `-`.
+    /// The name shown in reports: the path as the user gave it, or `-`;
+    /// for rotated files, the current log's path.
+    pub name: String,
+    /// The files to read, oldest first (one, unless rotated files were
+    /// found in a directory).
+    pub parts: Vec<Part>,
+}
+
+/// One file of a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The name reports give its lines.
     pub name: String,
     /// Where to read it from.
     pub origin: Origin,
+}
+
+impl Source {
+    fn single(name: String, origin: Origin) -> Self {
+        Source { parts: vec![Part { name: name.clone(), origin }], name }
+    }
 }
 
 /// A problem with an input path, reported as `PATH: problem`.
@@ -57,10 +77,7 @@ impl InputError {
             io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             _ => lowercase_first(&err.to_string()),
         };
-        InputError {
-            path: path.to_string(),
-            problem,
-        }
+        InputError { path: path.to_string(), problem }
     }
 }
 
@@ -78,10 +95,7 @@ pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
     let mut sources = Vec::new();
     for arg in paths {
         if arg == "-" {
-            sources.push(Source {
-                name: "-".to_string(),
-                origin: Origin::Stdin,
-            });
+            sources.push(Source::single("-".to_string(), Origin::Stdin));
             continue;
         }
         let path = Path::new(arg);
@@ -89,26 +103,18 @@ pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
         if meta.is_dir() {
             walk_directory(arg, &mut sources)?;
         } else {
-            sources.push(Source {
-                name: arg.clone(),
-                origin: Origin::File(path.to_path_buf()),
-            });
+            sources.push(Source::single(arg.clone(), Origin::File(path.to_path_buf())));
         }
     }
     Ok(sources)
 }
 
 fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputError> {
-    let walker = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name();
-    let mut found = 0usize;
+    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name();
+    let mut files: Vec<PathBuf> = Vec::new();
     for entry in walker {
         let entry = entry.map_err(|e| {
-            let path = e
-                .path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| root.to_string());
+            let path = e.path().map(|p| p.display().to_string()).unwrap_or_else(|| root.to_string());
             let problem = if e.loop_ancestor().is_some() {
                 "symbolic link loop".to_string()
             } else if let Some(io) = e.io_error() {
@@ -118,25 +124,14 @@ fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputErro
             };
             InputError { path, problem }
         })?;
-        if !entry.file_type().is_file() {
-            continue;
+        if entry.file_type().is_file() && !is_hidden(entry.path(), Path::new(root)) {
+            files.push(entry.path().to_path_buf());
         }
-        let name = entry.path().display().to_string();
-        if is_hidden(entry.path(), Path::new(root)) {
-            continue;
-        }
-        sources.push(Source {
-            name,
-            origin: Origin::File(entry.path().to_path_buf()),
-        });
-        found += 1;
     }
-    if found == 0 {
-        return Err(InputError {
-            path: root.to_string(),
-            problem: "directory holds no files".into(),
-        });
+    if files.is_empty() {
+        return Err(InputError { path: root.to_string(), problem: "directory holds no files".into() });
     }
+    sources.extend(rotation::group(files));
     Ok(())
 }
 
@@ -144,10 +139,7 @@ fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputErro
 /// files) are not logs.
 fn is_hidden(path: &Path, root: &Path) -> bool {
     path.strip_prefix(root)
-        .map(|rel| {
-            rel.components()
-                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-        })
+        .map(|rel| rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
         .unwrap_or(false)
 }
 
@@ -158,27 +150,40 @@ pub enum Compression {
     None,
     /// gzip (RFC 1952), possibly several members.
     Gzip,
+    /// Zstandard (RFC 8878), possibly several frames.
+    Zstd,
 }
 
 /// Recognises compression from the first bytes of a stream.
 pub fn sniff_compression(head: &[u8]) -> Compression {
     if head.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
     } else {
         Compression::None
     }
 }
 
-/// Opens a source as a buffered byte stream, decompressing if needed.
-pub fn open(source: &Source) -> Result<Box<dyn BufRead>, InputError> {
-    let raw: Box<dyn Read> = match &source.origin {
+/// An opened part of a source: its name and its bytes.
+pub type OpenPart = (String, Box<dyn BufRead>);
+
+/// Opens every part of a source as a buffered byte stream, decompressing
+/// if needed.
+pub fn open(source: &Source) -> Result<Vec<OpenPart>, InputError> {
+    source.parts.iter().map(|part| Ok((part.name.clone(), open_part(part)?))).collect()
+}
+
+/// Opens one file (or stdin) as a buffered byte stream.
+pub fn open_part(part: &Part) -> Result<Box<dyn BufRead>, InputError> {
+    let raw: Box<dyn Read> = match &part.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(path) => {
-            let file = File::open(path).map_err(|e| InputError::io(&source.name, &e))?;
+            let file = File::open(path).map_err(|e| InputError::io(&part.name, &e))?;
             Box::new(file)
         }
     };
-    decode(raw).map_err(|e| InputError::io(&source.name, &e))
+    decode(raw).map_err(|e| InputError::io(&part.name, &e))
 }
 
 /// Wraps a byte stream in a buffered reader, decompressing by magic bytes.
@@ -194,10 +199,12 @@ pub fn decode(raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
     };
     Ok(match compression {
         Compression::None => Box::new(reader),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            BUFFER,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        )),
+        Compression::Gzip => {
+            Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(reader)))
+        }
+        Compression::Zstd => {
+            Box::new(BufReader::with_capacity(BUFFER, zstd::stream::read::Decoder::with_buffer(reader)?))
+        }
     })
 }
 
@@ -213,19 +220,13 @@ mod tests {
         let bytes = gz.finish().unwrap();
         assert_eq!(sniff_compression(&bytes), Compression::Gzip);
         let mut text = String::new();
-        decode(Box::new(io::Cursor::new(bytes)))
-            .unwrap()
-            .read_to_string(&mut text)
-            .unwrap();
+        decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
         assert_eq!(text, "one\ntwo\n");
     }
 
     #[test]
     fn missing_path_is_a_one_line_error() {
         let err = collect_sources(&["/nonexistent/x.log".to_string()]).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "/nonexistent/x.log: no such file or directory"
-        );
+        assert_eq!(err.to_string(), "/nonexistent/x.log: no such file or directory");
     }
 }

@@ -55,10 +55,7 @@ mod tests {
 
     #[test]
     fn colour_and_title_sequences_are_removed() {
-        assert_eq!(
-            without_escapes("\x1b[32mINFO\x1b[0m 05-25 x"),
-            "INFO 05-25 x"
-        );
+        assert_eq!(without_escapes("\x1b[32mINFO\x1b[0m 05-25 x"), "INFO 05-25 x");
         assert_eq!(without_escapes("a\x1b]0;title\x07b"), "ab");
         assert_eq!(without_escapes("a\x1b]0;title\x1b\\b"), "ab");
         assert_eq!(without_escapes("plain"), "plain");

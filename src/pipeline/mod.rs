@@ -8,13 +8,14 @@
 //! layer; their MESSAGE is what reports show.
 
 mod escapes;
+mod reversed;
 mod structured;
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 use crate::engine::Engine;
 use crate::events::{Event, Grouper};
-use crate::framing::journal::JournalEntry;
+use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
 use crate::input::{LineReader, MAX_LINE_BYTES};
 
@@ -33,36 +34,75 @@ pub struct ReadSummary {
 /// `on_event` in input order. `on_line` sees each line's number and the
 /// formats framing recognised. Stops early if `on_event` fails.
 pub fn read_events<R: BufRead>(
-    mut reader: R,
+    reader: R,
     mut on_line: impl FnMut(u64, FormatSet),
     mut on_event: impl FnMut(&Event) -> io::Result<()>,
 ) -> io::Result<ReadSummary> {
-    let head = loop {
-        match reader.fill_buf() {
-            Ok(head) => break head,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    let mut feeder = Feeder {
-        grouper: Grouper::new(),
-        on_event: &mut on_event,
-        boot: None,
-    };
-    let summary = match structured::sniff(head) {
-        Some(shape) => structured::read(reader, shape, &mut on_line, &mut feeder)?,
-        None => read_text(reader, &mut on_line, &mut feeder)?,
-    };
-    feeder.finish()?;
+    let mut session = Session::new(&mut on_event);
+    let summary = session.read(reader, &mut on_line)?;
+    session.finish()?;
     Ok(summary)
+}
+
+/// Reading one stream that may come in several parts (rotated files, oldest
+/// first): line numbers and open events continue from part to part.
+pub struct Session<'f> {
+    feeder: Feeder<'f>,
+    last_line: u64,
+}
+
+impl<'f> Session<'f> {
+    /// A session handing events to `on_event`.
+    pub fn new(on_event: &'f mut dyn FnMut(&Event) -> io::Result<()>) -> Self {
+        Session { feeder: Feeder { grouper: Grouper::new(), on_event, boot: None }, last_line: 0 }
+    }
+
+    /// The number of the last line read so far.
+    pub fn last_line(&self) -> u64 {
+        self.last_line
+    }
+
+    /// Reads one part; its first line follows the last line of the part
+    /// before it.
+    pub fn read<R: BufRead>(
+        &mut self,
+        mut reader: R,
+        on_line: &mut impl FnMut(u64, FormatSet),
+    ) -> io::Result<ReadSummary> {
+        let head = loop {
+            match reader.fill_buf() {
+                Ok(head) => break head,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let first = self.last_line + 1;
+        let mut last = self.last_line;
+        let mut counting = |number: u64, formats: FormatSet| {
+            last = last.max(number);
+            on_line(number, formats);
+        };
+        let summary = match structured::sniff(head) {
+            Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
+            None => read_text(reader, first, &mut counting, &mut self.feeder)?,
+        };
+        self.last_line = last;
+        Ok(summary)
+    }
+
+    /// Ends the stream: open events are closed and handed out.
+    pub fn finish(self) -> io::Result<()> {
+        self.feeder.finish()
+    }
 }
 
 fn read_text<R: BufRead>(
     reader: R,
+    first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut lines = LineReader::new(reader);
+    let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
     loop {
         let line = match lines.next_line() {
@@ -76,10 +116,56 @@ fn read_text<R: BufRead>(
         let text = without_escapes(&line.text);
         let framed = frame_line(&text);
         on_line(line.number, framed.first.formats);
+        // rsyslog writes a multi-line message on one line, its newlines
+        // escaped as `#012`: read it as the entry it was.
+        if framed.first.has_stream() && framed.first.message.contains("#012") {
+            let entry = syslog_entry(&framed.first);
+            feeder.push_entry(line.number, line.offset, &entry, Format::Syslog)?;
+            continue;
+        }
         feeder.push(line.number, line.offset, &text, &framed)?;
     }
     summary.cut_lines = lines.cut_lines();
     Ok(summary)
+}
+
+/// A syslog record with `#ooo`-escaped control characters, as an entry
+/// whose message has them back.
+fn syslog_entry(record: &Record<'_>) -> JournalEntry {
+    let fields = JournalFields {
+        time: record.time.map(str::to_string),
+        host: record.host.map(str::to_string),
+        identifier: record.identifier.map(str::to_string),
+        pid: record.pid,
+        unit: None,
+        level: record.level,
+        boot_id: None,
+    };
+    JournalEntry { message: Some(unescape_syslog(record.message)), fields }
+}
+
+/// rsyslog's control-character escapes: `#012` is a newline, `#011` a tab.
+fn unescape_syslog(message: &str) -> String {
+    let bytes = message.as_bytes();
+    let mut out = String::with_capacity(message.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| bytes[i] == b'#' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match octal.map(|d| (d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0')) {
+            Some(code) if code < 32 => {
+                out.push(char::from(code));
+                i += 4;
+            }
+            _ => {
+                let ch = message[i..].chars().next().unwrap_or('\u{fffd}');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    out
 }
 
 /// Pushes records into the grouper and events out of it.
@@ -91,13 +177,7 @@ struct Feeder<'f> {
 }
 
 impl Feeder<'_> {
-    fn push(
-        &mut self,
-        number: u64,
-        offset: u64,
-        text: &str,
-        framed: &Framed<'_>,
-    ) -> io::Result<()> {
+    fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
         self.grouper.push(number, offset, text, &framed.first);
         if let Some(inner) = &framed.embedded {
             self.grouper.push(number, offset, text, inner);
@@ -120,20 +200,8 @@ impl Feeder<'_> {
         if let Some(boot) = &entry.fields.boot_id {
             if self.boot.as_ref().is_some_and(|b| b != boot) {
                 let text = format!("-- Boot {boot} --");
-                let record = Record {
-                    separator: Some(Separator::Boot),
-                    message: &text,
-                    ..Record::default()
-                };
-                self.push(
-                    number,
-                    offset,
-                    &text,
-                    &Framed {
-                        first: record,
-                        embedded: None,
-                    },
-                )?;
+                let record = Record { separator: Some(Separator::Boot), message: &text, ..Record::default() };
+                self.push(number, offset, &text, &Framed { first: record, embedded: None })?;
             }
             self.boot = Some(boot.clone());
         }
@@ -150,11 +218,7 @@ impl Feeder<'_> {
     }
 
     fn finish(self) -> io::Result<()> {
-        let Feeder {
-            mut grouper,
-            on_event,
-            ..
-        } = self;
+        let Feeder { mut grouper, on_event, .. } = self;
         for event in grouper.finish() {
             on_event(&event)?;
         }
@@ -166,35 +230,122 @@ impl Feeder<'_> {
 /// part-way (a cut gzip stream) is noted in the diagnosis and returned;
 /// what was read before it is still in the engine.
 pub fn feed_source<R: BufRead>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
+    feed_parts(engine, name, vec![(name.to_string(), reader)])
+}
+
+/// Reads the parts of one stream (rotated files, oldest first) as source
+/// `name`: runs and tracebacks continue across parts, and every line keeps
+/// the name of its own file.
+pub fn feed_parts<R: BufRead>(
+    engine: &mut Engine<'_>,
+    name: &str,
+    parts: Vec<(String, R)>,
+) -> io::Result<()> {
     engine.begin_source(name);
-    let mut last_line = 0;
     let mut formats = FormatSet::default();
-    let summary = read_events(
-        reader,
-        |number, seen| {
-            last_line = number;
-            formats.extend(seen);
-        },
-        |event| {
+    let mut boundaries = Vec::new();
+    let mut problems = Vec::new();
+    let mut result = Ok(());
+    let mut cut_lines = 0;
+    let last_line = {
+        let mut feed = |event: &Event| {
             engine.feed(event);
             Ok(())
-        },
-    )?;
+        };
+        let mut session = Session::new(&mut feed);
+        for (part, mut reader) in parts {
+            let first = session.last_line() + 1;
+            // Notes about one file of several name it; a lone file is the source.
+            let which = if part == name { "it".to_string() } else { part.clone() };
+            let newest_first = reader.fill_buf().map(reversed::looks_reversed).unwrap_or(false);
+            let read = if newest_first {
+                match reversed::reverse_lines(&mut reader) {
+                    Ok(reversed::Reordered::Lines(bytes, count)) => {
+                        boundaries.push((part.clone(), first, Some(count)));
+                        problems.push(format!(
+                            "{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
+                        ));
+                        session.read(io::Cursor::new(bytes), &mut |_, seen| formats.extend(seen))
+                    }
+                    Ok(reversed::Reordered::TooLarge(head)) => {
+                        boundaries.push((part.clone(), first, None));
+                        problems.push(format!(
+                            "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
+                        ));
+                        let rest = io::BufReader::new(io::Cursor::new(head).chain(reader));
+                        session.read(rest, &mut |_, seen| formats.extend(seen))
+                    }
+                    Err(e) => Err(e),
+                }
+            } else {
+                boundaries.push((part.clone(), first, None));
+                session.read(reader, &mut |_, seen| formats.extend(seen))
+            };
+            match read {
+                Ok(summary) => {
+                    cut_lines += summary.cut_lines;
+                    if let Some(e) = summary.error {
+                        problems.push(format!(
+                            "{part}: reading stopped early: {e}; the diagnosis covers what was read"
+                        ));
+                        result = Err(e);
+                    }
+                }
+                Err(e) => {
+                    problems.push(format!("{part}: {e}"));
+                    result = Err(e);
+                }
+            }
+        }
+        let last = session.last_line();
+        session.finish()?;
+        last
+    };
+    for (part, first, reversed) in boundaries {
+        engine.begin_part(&part, first, reversed);
+    }
     engine.note_line(last_line, formats);
-    if summary.cut_lines > 0 {
+    for problem in problems {
+        engine.note_input_problem(problem);
+    }
+    if cut_lines > 0 {
         engine.note_input_problem(format!(
-            "{} line(s) longer than {} MiB were cut; the rest of each was skipped",
-            summary.cut_lines,
+            "{cut_lines} line(s) longer than {} MiB were cut; the rest of each was skipped",
             MAX_LINE_BYTES >> 20
         ));
     }
-    match summary.error {
-        Some(e) => {
-            engine.note_input_problem(format!(
-                "reading stopped early: {e}; the diagnosis covers what was read"
-            ));
-            Err(e)
-        }
-        None => Ok(()),
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syslog_escapes_become_lines() {
+        assert_eq!(
+            unescape_syslog("Traceback:#012  File \"a.py\"#011x #1 #0x"),
+            "Traceback:\n  File \"a.py\"\tx #1 #0x"
+        );
+        assert_eq!(unescape_syslog("café #012"), "café \n");
+    }
+
+    #[test]
+    fn a_syslog_traceback_on_one_line_is_one_event() {
+        let line = "May  5 10:00:00 gpu01 python3[42]: Traceback (most recent call last):#012  File \"/a.py\", line 1, in f#012RuntimeError: CUDA error: out of memory\n";
+        let mut events = Vec::new();
+        read_events(
+            line.as_bytes(),
+            |_, _| {},
+            |e| {
+                events.push(e.clone());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].lines.len(), 3);
+        assert_eq!(events[0].lines[2].message(), "RuntimeError: CUDA error: out of memory");
+        assert!(events[0].lines.iter().all(|l| l.number == 1));
     }
 }

@@ -4,7 +4,7 @@
 use std::io::{self, BufRead};
 
 use super::{Feeder, ReadSummary};
-use crate::framing::journal::parse_json_entry;
+use crate::framing::journal::{parse_json_entry, JournalEntry};
 use crate::framing::{Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
 use crate::input::LineReader;
@@ -19,6 +19,8 @@ pub enum Shape {
     JsonPretty,
     /// `export`.
     Export,
+    /// `verbose`: a header line per entry, then `    FIELD=value` lines.
+    Verbose,
 }
 
 /// Recognises a structured journal from its first bytes.
@@ -31,10 +33,11 @@ pub fn sniff(head: &[u8]) -> Option<Shape> {
     if first_line == b"{" {
         return Some(Shape::JsonPretty);
     }
-    let object = first_line
-        .strip_prefix(b"\x1e")
-        .or_else(|| first_line.strip_prefix(b"data: "))
-        .unwrap_or(first_line);
+    if is_verbose_header(&String::from_utf8_lossy(first_line)) {
+        return Some(Shape::Verbose);
+    }
+    let object =
+        first_line.strip_prefix(b"\x1e").or_else(|| first_line.strip_prefix(b"data: ")).unwrap_or(first_line);
     (object.starts_with(b"{\"") || object.starts_with(b"{ \"")).then_some(Shape::JsonLines)
 }
 
@@ -42,12 +45,14 @@ pub fn sniff(head: &[u8]) -> Option<Shape> {
 pub fn read<R: BufRead>(
     reader: R,
     shape: Shape,
+    first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     match shape {
-        Shape::Export => read_export(reader, on_line, feeder),
-        Shape::JsonLines | Shape::JsonPretty => read_json(reader, shape, on_line, feeder),
+        Shape::Export => read_export(reader, first, on_line, feeder),
+        Shape::Verbose => read_verbose(reader, first, on_line, feeder),
+        Shape::JsonLines | Shape::JsonPretty => read_json(reader, shape, first, on_line, feeder),
     }
 }
 
@@ -59,10 +64,11 @@ fn formats(format: Format) -> FormatSet {
 
 fn read_export<R: BufRead>(
     reader: R,
+    first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut entries = ExportReader::new(reader);
+    let mut entries = ExportReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
     loop {
         match entries.next_entry() {
@@ -81,12 +87,13 @@ fn read_export<R: BufRead>(
 fn read_json<R: BufRead>(
     reader: R,
     shape: Shape,
+    first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut lines = LineReader::new(reader);
+    let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
-    // json-pretty: the object being gathered, from its `{` line.
+    // json-pretty: the object being gathered, and where it starts.
     let mut pending: Option<(u64, u64, String)> = None;
     loop {
         let line = match lines.next_line() {
@@ -105,24 +112,23 @@ fn read_json<R: BufRead>(
                     pending = Some((line.number, line.offset, String::from("{")));
                     continue;
                 }
-                let Some((_, _, gathered)) = pending.as_mut() else {
+                let Some((number, offset, gathered)) = pending.as_mut() else {
                     continue;
                 };
+                // The evidence points at the MESSAGE field's line.
+                if text.trim_start().starts_with("\"MESSAGE\"") {
+                    (*number, *offset) = (line.number, line.offset);
+                }
                 gathered.push_str(text);
                 gathered.push('\n');
                 if text != "}" {
                     continue;
                 }
-                let (number, offset, gathered) = pending.take().expect("gathering");
-                Some((number, offset, gathered))
+                pending.take()
             }
             _ => {
-                let body = text
-                    .strip_prefix('\x1e')
-                    .or_else(|| text.strip_prefix("data: "))
-                    .unwrap_or(text);
-                body.starts_with('{')
-                    .then(|| (line.number, line.offset, body.to_string()))
+                let body = text.strip_prefix('\x1e').or_else(|| text.strip_prefix("data: ")).unwrap_or(text);
+                body.starts_with('{').then(|| (line.number, line.offset, body.to_string()))
             }
         };
         let Some((number, offset, json)) = object else {
@@ -136,34 +142,111 @@ fn read_json<R: BufRead>(
     Ok(summary)
 }
 
+/// `Sun 2025-05-25 20:17:52.000000 UTC [s=…;i=1;b=…;m=…;t=…;x=…]`.
+fn is_verbose_header(line: &str) -> bool {
+    let Some((stamp, cursor)) = line.split_once(" [s=") else { return false };
+    cursor.ends_with(']')
+        && ["Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "].iter().any(|d| stamp.starts_with(d))
+        && stamp.len() > 20
+}
+
+fn read_verbose<R: BufRead>(
+    reader: R,
+    first: u64,
+    on_line: &mut impl FnMut(u64, FormatSet),
+    feeder: &mut Feeder<'_>,
+) -> io::Result<ReadSummary> {
+    let mut lines = LineReader::new(reader).starting_at(first);
+    let mut summary = ReadSummary::default();
+    // The entry being gathered: its first line, its MESSAGE line, its fields.
+    let mut entry: Option<VerboseEntry> = None;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                summary.error = Some(e);
+                break;
+            }
+        };
+        on_line(line.number, formats(Format::JournalVerbose));
+        let text = line.text.as_ref();
+        if is_verbose_header(text) {
+            if let Some(done) = entry.take() {
+                done.push(feeder)?;
+            }
+            entry = Some(VerboseEntry {
+                first: (line.number, line.offset),
+                message_at: None,
+                fields: Vec::new(),
+            });
+            continue;
+        }
+        let Some(current) = entry.as_mut() else { continue };
+        let Some(body) = text.strip_prefix("    ") else { continue };
+        let field = body.split_once('=').filter(|(name, _)| is_field_name(name));
+        match field {
+            Some((name, value)) => {
+                if name == "MESSAGE" {
+                    current.message_at = Some((line.number, line.offset));
+                }
+                current.fields.push((name.to_string(), value.to_string()));
+            }
+            // A multi-line value continues indented under its field.
+            None => {
+                if let Some((_, value)) = current.fields.last_mut() {
+                    value.push('\n');
+                    value.push_str(body.trim_start());
+                }
+            }
+        }
+    }
+    if let Some(done) = entry.take() {
+        done.push(feeder)?;
+    }
+    summary.cut_lines = lines.cut_lines();
+    Ok(summary)
+}
+
+struct VerboseEntry {
+    first: (u64, u64),
+    message_at: Option<(u64, u64)>,
+    fields: Vec<(String, String)>,
+}
+
+impl VerboseEntry {
+    fn push(self, feeder: &mut Feeder<'_>) -> io::Result<()> {
+        let (number, offset) = self.message_at.unwrap_or(self.first);
+        let entry = JournalEntry::from_pairs(self.fields.iter().map(|(n, v)| (n.as_str(), v.as_bytes())));
+        feeder.push_entry(number, offset, &entry, Format::JournalVerbose)
+    }
+}
+
+/// Journal field names: upper-case letters, digits and `_`.
+fn is_field_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn shapes_are_recognised_by_their_first_bytes() {
-        assert_eq!(
-            sniff(b"{\"__CURSOR\":\"s=1\",\"MESSAGE\":\"x\"}\n"),
-            Some(Shape::JsonLines)
-        );
-        assert_eq!(
-            sniff(b"{ \"__CURSOR\" : \"s=1\" }\n"),
-            Some(Shape::JsonLines)
-        );
+        assert_eq!(sniff(b"{\"__CURSOR\":\"s=1\",\"MESSAGE\":\"x\"}\n"), Some(Shape::JsonLines));
+        assert_eq!(sniff(b"{ \"__CURSOR\" : \"s=1\" }\n"), Some(Shape::JsonLines));
         assert_eq!(sniff(b"\x1e{\"MESSAGE\":\"x\"}\n"), Some(Shape::JsonLines));
-        assert_eq!(
-            sniff(b"data: {\"MESSAGE\":\"x\"}\n\n"),
-            Some(Shape::JsonLines)
-        );
-        assert_eq!(
-            sniff(b"{\n\t\"__CURSOR\" : \"s=1\",\n"),
-            Some(Shape::JsonPretty)
-        );
-        assert_eq!(
-            sniff(b"__CURSOR=s=1;i=2\n__REALTIME_TIMESTAMP=1\n"),
-            Some(Shape::Export)
-        );
+        assert_eq!(sniff(b"data: {\"MESSAGE\":\"x\"}\n\n"), Some(Shape::JsonLines));
+        assert_eq!(sniff(b"{\n\t\"__CURSOR\" : \"s=1\",\n"), Some(Shape::JsonPretty));
+        assert_eq!(sniff(b"__CURSOR=s=1;i=2\n__REALTIME_TIMESTAMP=1\n"), Some(Shape::Export));
         assert_eq!(sniff(b"May 25 20:27:22 h python[1]: {\"a\":1}\n"), None);
         assert_eq!(sniff(b"[2026-01-01 10:00:00] x\n"), None);
+        assert_eq!(
+            sniff(
+                b"Sun 2025-05-25 20:17:52.000000 UTC [s=ac48;i=1;b=0123;m=f4240;t=635f;x=8e10]\n    _PID=1\n"
+            ),
+            Some(Shape::Verbose)
+        );
+        assert_eq!(sniff(b"Sun 2025-05-25 20:27:22 UTC gpu01 python3[4242]: hello\n"), None);
     }
 }

@@ -18,9 +18,7 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
             '\t' => out.push(' '),
             '\r' => out.push_str("\\r"),
             '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
             c if is_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
@@ -46,10 +44,7 @@ mod tests {
 
     #[test]
     fn control_characters_never_reach_the_terminal() {
-        assert_eq!(
-            for_terminal("a\x1b[31mred\x1b[0m\r\0z"),
-            "a\\x1b[31mred\\x1b[0m\\r\\x00z"
-        );
+        assert_eq!(for_terminal("a\x1b[31mred\x1b[0m\r\0z"), "a\\x1b[31mred\\x1b[0m\\r\\x00z");
         assert_eq!(for_terminal("c1 \u{9b}31m"), "c1 \\u{9b}31m");
         assert_eq!(for_terminal("plain █ text"), "plain █ text");
         assert_eq!(for_terminal("bidi \u{202e}x"), "bidi \\u{202e}x");

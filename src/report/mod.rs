@@ -28,10 +28,6 @@ pub fn write_json(out: &mut dyn Write, diagnosis: &Diagnosis) -> io::Result<()> 
 }
 
 /// Writes the diagnosis as text.
-pub fn write_text(
-    out: &mut dyn Write,
-    diagnosis: &Diagnosis,
-    options: &TextOptions,
-) -> io::Result<()> {
+pub fn write_text(out: &mut dyn Write, diagnosis: &Diagnosis, options: &TextOptions) -> io::Result<()> {
     out.write_all(text::render(diagnosis, options).as_bytes())
 }

@@ -56,12 +56,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
 }
 
 fn place(run: &Run) -> String {
-    format!(
-        "{}:{}-{}",
-        for_terminal(&run.source),
-        run.first_line,
-        run.last_line
-    )
+    format!("{}:{}-{}", for_terminal(&run.source), run.first_line, run.last_line)
 }
 
 fn headline(run: &Run) -> String {
@@ -78,15 +73,10 @@ fn headline(run: &Run) -> String {
             None => "starting up, not ready yet, nothing fatal".to_string(),
         },
         (None, Outcome::Stopped) => "stopped in an orderly way".to_string(),
-        (None, _) => {
-            "no sign of a crash (no start, ready or progress lines to judge it by)".to_string()
-        }
+        (None, _) => "no sign of a crash (no start, ready or progress lines to judge it by)".to_string(),
     };
-    let outcome = if run.outcome == Outcome::Crash {
-        "CRASH".to_string()
-    } else {
-        run.outcome.name().to_string()
-    };
+    let outcome =
+        if run.outcome == Outcome::Crash { "CRASH".to_string() } else { run.outcome.name().to_string() };
     format!("{}  {outcome}  {detail}", place(run))
 }
 
@@ -96,15 +86,7 @@ fn summary_table(diagnosis: &Diagnosis) -> String {
     // Long names stay whole: a table wider than the terminal beats a path
     // or unit name broken in the middle.
     table.set_content_arrangement(ContentArrangement::Disabled);
-    table.set_header(vec![
-        "source",
-        "run",
-        "lines",
-        "unit",
-        "outcome",
-        "root cause",
-        "confidence",
-    ]);
+    table.set_header(vec!["source", "run", "lines", "unit", "outcome", "root cause", "confidence"]);
     for (index, run) in diagnosis.runs.iter().enumerate() {
         let (category, confidence) = match &run.root_cause {
             Some(c) => (c.category.clone(), c.confidence.name().to_string()),
@@ -114,9 +96,7 @@ fn summary_table(diagnosis: &Diagnosis) -> String {
             for_terminal(&run.source).into_owned(),
             (index + 1).to_string(),
             format!("{}-{}", run.first_line, run.last_line),
-            run.unit
-                .as_deref()
-                .map_or_else(|| "-".to_string(), |u| for_terminal(u).into_owned()),
+            run.unit.as_deref().map_or_else(|| "-".to_string(), |u| for_terminal(u).into_owned()),
             run.outcome.name().to_string(),
             category,
             confidence,
@@ -130,17 +110,8 @@ fn shown_line(text: &str) -> String {
 }
 
 fn run_details(out: &mut String, number: usize, run: &Run, options: &TextOptions) {
-    let unit = run
-        .unit
-        .as_deref()
-        .map(|u| format!(" ({})", for_terminal(u)))
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "Run {number}: {}{unit}: {}",
-        place(run),
-        run.outcome.name()
-    );
+    let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
+    let _ = writeln!(out, "Run {number}: {}{unit}: {}", place(run), run.outcome.name());
     if let Some(cause) = &run.root_cause {
         let _ = writeln!(out, "  Root cause: {}", for_terminal(&cause.title));
         let rule = cause.rule.as_deref().unwrap_or("no rule");
@@ -165,21 +136,13 @@ fn run_details(out: &mut String, number: usize, run: &Run, options: &TextOptions
     }
     if !run.symptoms.is_empty() {
         out.push_str("  Symptoms (consequences, not the cause):\n");
-        let limit = if options.verbose {
-            usize::MAX
-        } else {
-            SYMPTOMS_SHOWN
-        };
+        let limit = if options.verbose { usize::MAX } else { SYMPTOMS_SHOWN };
         for s in run.symptoms.iter().take(limit) {
             let _ = writeln!(out, "    {:>6} │ {}", s.line, shown_line(&s.text));
             let _ = writeln!(out, "           └ {}: {}", s.rule, for_terminal(&s.why));
         }
         if run.symptoms.len() > limit {
-            let _ = writeln!(
-                out,
-                "    … {} more (-v shows all)",
-                run.symptoms.len() - limit
-            );
+            let _ = writeln!(out, "    … {} more (-v shows all)", run.symptoms.len() - limit);
         }
     }
     if options.verbose && !run.benign.is_empty() {

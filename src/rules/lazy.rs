@@ -23,11 +23,7 @@ pub struct LazyRegex {
 impl LazyRegex {
     /// A regex compiled when first used. `anchored` wraps it in `^(?:…)$`.
     pub fn new(source: &str, anchored: bool) -> Self {
-        LazyRegex {
-            source: source.to_string(),
-            anchored,
-            compiled: OnceLock::new(),
-        }
+        LazyRegex { source: source.to_string(), anchored, compiled: OnceLock::new() }
     }
 
     /// Compiles now, reporting a syntax error or an over-size pattern.
@@ -46,8 +42,7 @@ impl LazyRegex {
     /// The compiled regex. A built-in pattern that does not compile (the
     /// test suite forbids it) matches nothing instead of panicking.
     pub fn get(&self) -> &Regex {
-        self.compiled
-            .get_or_init(|| self.build().unwrap_or_else(|_| never()))
+        self.compiled.get_or_init(|| self.build().unwrap_or_else(|_| never()))
     }
 
     /// True if the regex matches somewhere in `text`.
@@ -56,14 +51,8 @@ impl LazyRegex {
     }
 
     fn build(&self) -> Result<Regex, regex::Error> {
-        let full = if self.anchored {
-            format!("^(?:{})$", self.source)
-        } else {
-            self.source.clone()
-        };
-        RegexBuilder::new(&full)
-            .size_limit(REGEX_SIZE_LIMIT)
-            .build()
+        let full = if self.anchored { format!("^(?:{})$", self.source) } else { self.source.clone() };
+        RegexBuilder::new(&full).size_limit(REGEX_SIZE_LIMIT).build()
     }
 }
 

@@ -52,11 +52,7 @@ pub struct RuleError {
 impl fmt::Display for RuleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line > 0 {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.column, self.message
-            )?;
+            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)?;
         } else {
             write!(f, "{}: {}", self.file, self.message)?;
         }
@@ -122,9 +118,7 @@ fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) 
         ));
         return;
     }
-    let walker = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .sort_by_file_name();
+    let walker = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name();
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -138,18 +132,11 @@ fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) 
             continue;
         }
         let name = path.display().to_string();
-        let rel = path
-            .strip_prefix(dir)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/");
         match std::fs::read_to_string(path) {
-            Ok(text) => texts.push(RuleText {
-                name,
-                check_samples: true,
-                default_id: id_from_path(&rel),
-                text,
-            }),
+            Ok(text) => {
+                texts.push(RuleText { name, check_samples: true, default_id: id_from_path(&rel), text })
+            }
             Err(e) => errors.push(file_error(&name, &format!("cannot read: {e}"), None)),
         }
     }
@@ -180,17 +167,10 @@ struct Draft {
     text_index: usize,
 }
 
-fn compile_all(
-    texts: Vec<RuleText>,
-    mut errors: Vec<RuleError>,
-) -> Result<RuleSet, Vec<RuleError>> {
+fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleSet, Vec<RuleError>> {
     let mut drafts = Vec::new();
     for (i, text) in texts.iter().enumerate() {
-        let mut at = Positions {
-            file: &text.name,
-            text: &text.text,
-            errors: &mut errors,
-        };
+        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
         if let Some(draft) = compile_file(text, i, &mut at) {
             drafts.push(draft);
         }
@@ -200,10 +180,7 @@ fn compile_all(
         if pair[0].rule.id == pair[1].rule.id {
             errors.push(file_error(
                 &pair[1].rule.file,
-                &format!(
-                    "duplicate rule id '{}' (also in {})",
-                    pair[1].rule.id, pair[0].rule.file
-                ),
+                &format!("duplicate rule id '{}' (also in {})", pair[1].rule.id, pair[0].rule.file),
                 Some("give one of the rules another id, or remove the copy"),
             ));
         }
@@ -211,11 +188,7 @@ fn compile_all(
     let ids: Vec<String> = drafts.iter().map(|d| d.rule.id.clone()).collect();
     for draft in &mut drafts {
         let text = &texts[draft.text_index];
-        let mut at = Positions {
-            file: &text.name,
-            text: &text.text,
-            errors: &mut errors,
-        };
+        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
         draft.rule.explains = resolve(&draft.explains, &ids, "explains", &mut at);
         draft.rule.confirms = resolve(&draft.confirms, &ids, "confirms", &mut at);
     }
@@ -226,11 +199,7 @@ fn compile_all(
         if !text.check_samples {
             continue;
         }
-        let mut at = Positions {
-            file: &text.name,
-            text: &text.text,
-            errors: &mut errors,
-        };
+        let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
         for sample in &draft.samples {
             if !check::matches(&set, index, sample.get_ref()) {
                 at.error(sample.span(), "sample does not match this rule", "change the rule's [match] conditions, or fix the sample (it is framed and grouped like real input)");
@@ -272,10 +241,7 @@ impl Positions<'_> {
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.len(), |nl| before.len() - nl - 1)
-        + 1;
+    let column = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
     (line, column)
 }
 
@@ -296,10 +262,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         }
     };
     let before = at.errors.len();
-    let id = file
-        .id
-        .as_ref()
-        .map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
+    let id = file.id.as_ref().map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
     let role = Role::parse(file.role.get_ref());
     if role.is_none() {
         at.error(
@@ -319,21 +282,9 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             );
         }
     };
-    needs(
-        matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(),
-        "hint",
-        at,
-    );
-    needs(
-        matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(),
-        "why",
-        at,
-    );
-    needs(
-        role == Role::Confirm && file.confirms.is_empty(),
-        "confirms",
-        at,
-    );
+    needs(matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(), "hint", at);
+    needs(matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(), "why", at);
+    needs(role == Role::Confirm && file.confirms.is_empty(), "confirms", at);
     let marker = match (&file.marker, role) {
         (Some(m), Role::Marker) => {
             let kind = MarkerKind::parse(m.get_ref());
@@ -351,11 +302,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             None
         }
         (Some(m), _) => {
-            at.error(
-                m.span(),
-                "`marker` is only for marker rules",
-                "remove it, or set role = \"marker\"",
-            );
+            at.error(m.span(), "`marker` is only for marker rules", "remove it, or set role = \"marker\"");
             None
         }
         (None, _) => None,
@@ -371,22 +318,10 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     let m = &file.matcher;
     let validate = text.check_samples;
     let message = compile_regex(&m.message, false, validate, at);
-    let not = m
-        .not
-        .as_ref()
-        .and_then(|r| compile_regex(r, false, validate, at));
-    let exception = m
-        .exception
-        .as_ref()
-        .and_then(|r| compile_regex(r, true, validate, at));
-    let frame = m
-        .frame
-        .as_ref()
-        .and_then(|r| compile_regex(r, false, validate, at));
-    let identifier = m
-        .identifier
-        .as_ref()
-        .and_then(|r| compile_regex(r, true, validate, at));
+    let not = m.not.as_ref().and_then(|r| compile_regex(r, false, validate, at));
+    let exception = m.exception.as_ref().and_then(|r| compile_regex(r, true, validate, at));
+    let frame = m.frame.as_ref().and_then(|r| compile_regex(r, false, validate, at));
+    let identifier = m.identifier.as_ref().and_then(|r| compile_regex(r, true, validate, at));
     let mut levels = Vec::new();
     for level in &m.level {
         match Level::parse(level.get_ref()) {
@@ -427,26 +362,9 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         marker,
         stage: file.stage.unwrap_or(2),
         phase: file.phase.clone(),
-        matcher: Matcher {
-            message: message?,
-            not,
-            exception,
-            frame,
-            identifier,
-            levels,
-        },
-        samples: file
-            .test
-            .samples
-            .iter()
-            .map(|s| s.get_ref().clone())
-            .collect(),
-        counter_samples: file
-            .test
-            .counter_samples
-            .iter()
-            .map(|s| s.get_ref().clone())
-            .collect(),
+        matcher: Matcher { message: message?, not, exception, frame, identifier, levels },
+        samples: file.test.samples.iter().map(|s| s.get_ref().clone()).collect(),
+        counter_samples: file.test.counter_samples.iter().map(|s| s.get_ref().clone()).collect(),
     };
     Some(Draft {
         rule,
@@ -502,11 +420,7 @@ fn compile_regex(
 ) -> Option<LazyRegex> {
     let pattern = source.get_ref();
     if pattern.is_empty() {
-        at.error(
-            source.span(),
-            "empty regex",
-            "write a pattern that matches the line's text",
-        );
+        at.error(source.span(), "empty regex", "write a pattern that matches the line's text");
         return None;
     }
     if !validate {
@@ -517,10 +431,7 @@ fn compile_regex(
         Err(e) => {
             let problem = match &e {
                 regex::Error::CompiledTooBig(_) => "regex is too big".to_string(),
-                _ => format!(
-                    "invalid regex: {}",
-                    e.to_string().lines().last().unwrap_or("").trim()
-                ),
+                _ => format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("").trim()),
             };
             at.error(
                 source.span(),
@@ -551,12 +462,7 @@ fn check_title(title: &Spanned<String>, regex: &Regex, at: &mut Positions<'_>) {
     }
 }
 
-fn resolve(
-    refs: &[Spanned<String>],
-    ids: &[String],
-    field: &str,
-    at: &mut Positions<'_>,
-) -> Vec<usize> {
+fn resolve(refs: &[Spanned<String>], ids: &[String], field: &str, at: &mut Positions<'_>) -> Vec<usize> {
     let mut out = Vec::new();
     for r in refs {
         match ids.binary_search(r.get_ref()) {

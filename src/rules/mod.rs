@@ -221,10 +221,7 @@ impl RuleSet {
     /// `rules check`, so failing to load them is a bug, reported as an
     /// error rather than a panic.
     pub fn builtin() -> Result<Self, Vec<RuleError>> {
-        load::load(&LoadOptions {
-            builtin: true,
-            ..LoadOptions::default()
-        })
+        load::load(&LoadOptions { builtin: true, ..LoadOptions::default() })
     }
 
     /// All rules, in id order.
@@ -255,8 +252,7 @@ impl RuleSet {
             if message.is_empty() {
                 continue;
             }
-            self.prefilter
-                .candidates(message, &mut scratch.candidates, &mut scratch.seen);
+            self.prefilter.candidates(message, &mut scratch.candidates, &mut scratch.seen);
             for &rule in &scratch.candidates {
                 if let Some(m) = self.match_line(rule, event, index) {
                     out.push(m);
@@ -298,20 +294,12 @@ impl RuleSet {
             }
         }
         if let Some(identifier) = &m.identifier {
-            if !event
-                .stream
-                .identifier
-                .as_deref()
-                .is_some_and(|i| identifier.is_match(i))
-            {
+            if !event.stream.identifier.as_deref().is_some_and(|i| identifier.is_match(i)) {
                 return None;
             }
         }
         if let Some(frame) = &m.frame {
-            let any = event
-                .lines
-                .iter()
-                .any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
+            let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
             if !any {
                 return None;
             }
@@ -331,11 +319,7 @@ impl RuleSet {
                 }
             }
         }
-        Some(LineMatch {
-            rule: rule_index,
-            line: index,
-            captures,
-        })
+        Some(LineMatch { rule: rule_index, line: index, captures })
     }
 }
 

@@ -37,10 +37,7 @@ impl Prefilter {
         let mut rules = 0;
         for (rule, pattern) in patterns.into_iter().enumerate() {
             rules += 1;
-            let hir = regex_syntax::ParserBuilder::new()
-                .build()
-                .parse(pattern)
-                .ok();
+            let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok();
             match hir.as_ref().and_then(required_literals) {
                 Some(set) => {
                     for literal in set {
@@ -62,12 +59,7 @@ impl Prefilter {
             .match_kind(MatchKind::Standard)
             .build(&literals)
             .expect("literal patterns always build");
-        Prefilter {
-            automaton,
-            owners,
-            always,
-            rules,
-        }
+        Prefilter { automaton, owners, always, rules }
     }
 
     /// The rules that may match `message`, in rule order, into `out`
@@ -97,13 +89,9 @@ impl Prefilter {
 /// at least [`MIN_LITERAL`] bytes; `None` when there is no such set.
 pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     match hir.kind() {
-        HirKind::Literal(literal) => {
-            (literal.0.len() >= MIN_LITERAL).then(|| vec![literal.0.to_vec()])
-        }
+        HirKind::Literal(literal) => (literal.0.len() >= MIN_LITERAL).then(|| vec![literal.0.to_vec()]),
         HirKind::Capture(capture) => required_literals(&capture.sub),
-        HirKind::Repetition(repetition) if repetition.min >= 1 => {
-            required_literals(&repetition.sub)
-        }
+        HirKind::Repetition(repetition) if repetition.min >= 1 => required_literals(&repetition.sub),
         HirKind::Alternation(branches) => {
             let mut set = Vec::new();
             for branch in branches {
@@ -155,17 +143,12 @@ fn literal_bytes(hir: &Hir) -> Option<Vec<u8>> {
     match hir.kind() {
         HirKind::Literal(literal) => Some(literal.0.to_vec()),
         HirKind::Class(Class::Unicode(class)) => {
-            let mut letters = class
-                .iter()
-                .flat_map(|r| (r.start()..=r.end()).take(4))
-                .filter(char::is_ascii);
+            let mut letters = class.iter().flat_map(|r| (r.start()..=r.end()).take(4)).filter(char::is_ascii);
             let first = letters.next()?;
             let rest: Vec<char> = letters.collect();
             let one_letter = rest.iter().all(|c| c.eq_ignore_ascii_case(&first)) && rest.len() <= 1;
-            let ascii_count = class
-                .iter()
-                .map(|r| (r.start()..=r.end()).filter(char::is_ascii).count())
-                .sum::<usize>();
+            let ascii_count =
+                class.iter().map(|r| (r.start()..=r.end()).filter(char::is_ascii).count()).sum::<usize>();
             (one_letter && ascii_count <= 2 && first.is_ascii_alphanumeric())
                 .then(|| vec![first.to_ascii_lowercase() as u8])
         }
@@ -178,43 +161,24 @@ mod tests {
     use super::*;
 
     fn literals(pattern: &str) -> Option<Vec<String>> {
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(pattern)
-            .unwrap();
-        required_literals(&hir).map(|set| {
-            set.into_iter()
-                .map(|l| String::from_utf8(l).unwrap())
-                .collect()
-        })
+        let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap();
+        required_literals(&hir).map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect())
     }
 
     #[test]
     fn literals_that_every_match_contains() {
         assert_eq!(
             literals(r"Received sigquit from a child proc|SIGQUIT received\. signum=\d+"),
-            Some(vec![
-                "Received sigquit from a child proc".into(),
-                "SIGQUIT received. signum=".into()
-            ])
+            Some(vec!["Received sigquit from a child proc".into(), "SIGQUIT received. signum=".into()])
         );
         assert_eq!(
             literals(r"^(?P<unit>\S+): Main process exited, code=killed, status=9/KILL"),
-            Some(vec![
-                ": Main process exited, code=killed, status=9/KILL".into()
-            ])
+            Some(vec![": Main process exited, code=killed, status=9/KILL".into()])
         );
-        assert_eq!(
-            literals(r"(?i)watchdog timeout"),
-            Some(vec!["watchdog timeout".into()])
-        );
+        assert_eq!(literals(r"(?i)watchdog timeout"), Some(vec!["watchdog timeout".into()]));
         assert_eq!(literals(r"^Killed(?:\s+.*)?$"), Some(vec!["Killed".into()]));
         assert_eq!(literals(r"\d+:\d+"), None);
-        assert_eq!(
-            literals(r"(?:ab)?cd"),
-            None,
-            "optional parts are not required and cd is too short"
-        );
+        assert_eq!(literals(r"(?:ab)?cd"), None, "optional parts are not required and cd is too short");
     }
 
     #[test]
@@ -222,11 +186,7 @@ mod tests {
         let filter = Prefilter::new([r"status=9/KILL", r"\d+", r"(?i)out of memory"]);
         assert_eq!(filter.unfiltered(), 1);
         let (mut out, mut seen) = (Vec::new(), Vec::new());
-        filter.candidates(
-            "x.service: Main process exited, code=killed, status=9/KILL",
-            &mut out,
-            &mut seen,
-        );
+        filter.candidates("x.service: Main process exited, code=killed, status=9/KILL", &mut out, &mut seen);
         assert_eq!(out, vec![0, 1]);
         filter.candidates("CUDA OUT OF MEMORY", &mut out, &mut seen);
         assert_eq!(out, vec![1, 2]);

@@ -28,16 +28,9 @@ fn a_valid_rule_loads_with_an_id_from_its_path() {
     let events = parse_text("Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\n    raise RuntimeError(\"FlashInfer requires sm75+\")\nRuntimeError: FlashInfer requires sm75+");
     let mut found = Vec::new();
     set.match_event(&events[0], &mut MatchScratch::default(), &mut found);
-    assert_eq!(
-        found.len(),
-        1,
-        "only the exception line, not the source line"
-    );
+    assert_eq!(found.len(), 1, "only the exception line, not the source line");
     assert_eq!(found[0].line, 3);
-    assert_eq!(
-        rule.render_title(&found[0].captures),
-        "FlashInfer requires sm75+"
-    );
+    assert_eq!(rule.render_title(&found[0].captures), "FlashInfer requires sm75+");
 }
 
 #[test]
@@ -57,34 +50,15 @@ samples = ["x"]
     let errors = load_texts(&[("a/b.toml", broken)]).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!((errors[0].line, errors[0].file.as_str()), (8, "a/b.toml"));
-    assert!(
-        errors[0].message.contains("unknown field"),
-        "{}",
-        errors[0].message
-    );
+    assert!(errors[0].message.contains("unknown field"), "{}", errors[0].message);
 
     let broken = broken.replace("colour = \"red\"\n", "");
     let errors = load_texts(&[("a/b.toml", &broken)]).unwrap_err();
-    let messages: Vec<String> = errors
-        .iter()
-        .map(|e| format!("{}:{} {}", e.line, e.column, e.message))
-        .collect();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m.starts_with("3:12 unknown category")),
-        "{messages:?}"
-    );
-    assert!(
-        messages
-            .iter()
-            .any(|m| m.starts_with("2:8 a cause rule needs `hint`")),
-        "{messages:?}"
-    );
-    assert!(
-        messages.iter().any(|m| m.starts_with("7:11 invalid regex")),
-        "{messages:?}"
-    );
+    let messages: Vec<String> =
+        errors.iter().map(|e| format!("{}:{} {}", e.line, e.column, e.message)).collect();
+    assert!(messages.iter().any(|m| m.starts_with("3:12 unknown category")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.starts_with("2:8 a cause rule needs `hint`")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.starts_with("7:11 invalid regex")), "{messages:?}");
 }
 
 #[test]
@@ -104,21 +78,14 @@ fn duplicate_ids_and_unknown_references() {
     let with_id = format!("id = \"x.y\"\n{ARCH}");
     let errors = load_texts(&[("a.toml", &with_id), ("b.toml", &with_id)]).unwrap_err();
     assert!(errors[0].message.starts_with("duplicate rule id 'x.y'"));
-    let explains = ARCH.replace(
-        "hint = \"upgrade FlashInfer\"",
-        "hint = \"h\"\nexplains = [\"no.such\"]",
-    );
+    let explains = ARCH.replace("hint = \"upgrade FlashInfer\"", "hint = \"h\"\nexplains = [\"no.such\"]");
     let errors = load_texts(&[("a.toml", &explains)]).unwrap_err();
     assert!(errors[0].message.contains("unknown rule id 'no.such'"));
 }
 
 #[test]
 fn builtin_rules_load_and_pass_their_samples() {
-    let options = LoadOptions {
-        builtin: true,
-        check_builtin_samples: true,
-        ..LoadOptions::default()
-    };
+    let options = LoadOptions { builtin: true, check_builtin_samples: true, ..LoadOptions::default() };
     if let Err(errors) = super::load::load(&options) {
         let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
         panic!("built-in rules are broken:\n{}", all.join("\n"));

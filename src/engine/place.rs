@@ -1,0 +1,73 @@
+//! Where a line is. The engine numbers the lines of a source as one
+//! stream, even when the source was read from several rotated files; a
+//! report names each line by its own file and its number there.
+
+use super::SourceState;
+
+/// One file of a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The file's name in reports.
+    pub name: String,
+    /// The stream number of its first line.
+    pub first_line: u64,
+    /// Its line count, when it was read bottom-up (newest-first journal).
+    pub reversed: Option<u64>,
+}
+
+/// Maps a source's stream line numbers to (file, line in that file).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Places<'a> {
+    parts: &'a [Part],
+}
+
+impl<'a> Places<'a> {
+    /// The places of a source's lines.
+    pub fn of(source: &'a SourceState) -> Self {
+        Places { parts: &source.parts }
+    }
+
+    /// The file holding stream line `line`, and the line's number there.
+    pub fn locate(&self, line: u64) -> (&'a str, u64) {
+        let part = self.parts.iter().rev().find(|p| p.first_line <= line).or(self.parts.first());
+        let Some(part) = part else { return ("", line) };
+        let offset = line.saturating_sub(part.first_line);
+        let local = match part.reversed {
+            Some(count) => count.saturating_sub(offset).max(1),
+            None => offset + 1,
+        };
+        (part.name.as_str(), local)
+    }
+
+    /// `line 34`, or `line 34 of x.log.1` when the source has several files.
+    pub fn cite(&self, line: u64) -> String {
+        let (name, local) = self.locate(line);
+        if self.parts.len() > 1 {
+            format!("line {local} of {name}")
+        } else {
+            format!("line {local}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_map_to_their_own_file() {
+        let part = |name: &str, first_line, reversed| Part { name: name.to_string(), first_line, reversed };
+        let parts = vec![part("x.log.2.gz", 1, None), part("x.log.1", 101, None), part("x.log", 151, None)];
+        let places = Places { parts: &parts };
+        assert_eq!(places.locate(1), ("x.log.2.gz", 1));
+        assert_eq!(places.locate(100), ("x.log.2.gz", 100));
+        assert_eq!(places.locate(101), ("x.log.1", 1));
+        assert_eq!(places.locate(160), ("x.log", 10));
+        assert_eq!(places.cite(160), "line 10 of x.log");
+        let single = vec![part("a.log", 1, None)];
+        assert_eq!(Places { parts: &single }.cite(7), "line 7");
+        let reversed = vec![part("r.log", 1, Some(4))];
+        let places = Places { parts: &reversed };
+        assert_eq!((places.locate(1), places.locate(4)), (("r.log", 4), ("r.log", 1)));
+    }
+}
