@@ -43,6 +43,50 @@ fn gzip_input_is_recognised_by_its_bytes_not_its_name() {
     assert_eq!(json(&out)["root_cause"]["category"], "flashinfer-unsupported-arch");
 }
 
+/// The seed incident compressed, and split over rotated files (oldest
+/// compressed, as logrotate leaves them): the same diagnosis every time.
+#[test]
+fn compressed_and_rotated_input_give_the_same_diagnosis() {
+    let original = std::fs::read(fixture("seed-k26-flashinfer-journal")).unwrap();
+    let dir = TempDir::new("rotated");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&original).unwrap();
+    let gz_path = dir.write("k26.log.gz", &gz.finish().unwrap());
+    let zst_path = dir.write("k26.log.zst", &zstd::encode_all(&original[..], 3).unwrap());
+    let lines: Vec<&[u8]> = original.split_inclusive(|&b| b == b'\n').collect();
+    let (oldest, rest) = lines.split_at(20);
+    let (middle, newest) = rest.split_at(10);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&oldest.concat()).unwrap();
+    dir.write("logs/sglang.log.2.gz", &gz.finish().unwrap());
+    dir.write("logs/sglang.log.1", &zstd::encode_all(&middle.concat()[..], 3).unwrap());
+    dir.write("logs/sglang.log", &newest.concat());
+    let logs = dir.path().join("logs");
+    for path in [&gz_path, &zst_path, &logs] {
+        let out = run(&["--format", "json", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", path.display());
+        let report = json(&out);
+        assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "{}", path.display());
+        assert_eq!(report["runs"].as_array().unwrap().len(), 1, "one run across the rotation");
+    }
+    // Across rotated files every line names its own file: the RuntimeError
+    // is line 34 of the stream, line 4 of the newest file; the traceback
+    // began in the oldest.
+    let report = json(&run(&["--format", "json", logs.to_str().unwrap()]));
+    let evidence = &report["root_cause"]["evidence"];
+    assert!(evidence[0]["source"].as_str().unwrap().ends_with("logs/sglang.log"));
+    assert_eq!(evidence[0]["line"], 4);
+    let header = evidence
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["text"].as_str().unwrap().contains("Scheduler hit an exception"))
+        .unwrap();
+    assert!(header["source"].as_str().unwrap().ends_with("sglang.log.2.gz"));
+    assert_eq!(header["line"], 15);
+    assert!(report["inputs"][0]["name"].as_str().unwrap().ends_with("logs/sglang.log"));
+}
+
 #[test]
 fn a_directory_is_walked_in_a_stable_order_and_each_file_is_a_source() {
     let dir = TempDir::new("walk");

@@ -8,6 +8,8 @@ mod util;
 mod cli;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
+/// The seed incident as the real journalctl prints it, in every mode.
+mod journal;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.

@@ -1,0 +1,155 @@
+//! The seed incident as the real journalctl prints it. The fixture's lines
+//! become export-format entries, `systemd-journal-remote` writes them to a
+//! journal file, and `journalctl --file … -o MODE` renders it in every
+//! output mode, so the tests read what journalctl really prints.
+//!
+//! Needs Debian's systemd-journal-remote (`.ci/run` installs it and sets
+//! LOGDIAG_REQUIRE_JOURNAL=1, so CI fails rather than skips without it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+const REMOTE: &str = "/lib/systemd/systemd-journal-remote";
+
+/// The tools, or `None` (the test is skipped) when they are missing and
+/// not required.
+fn tools() -> Option<()> {
+    let present = Path::new(REMOTE).exists()
+        && Command::new("journalctl").arg("--version").stdout(Stdio::null()).status().is_ok();
+    if !present && std::env::var_os("LOGDIAG_REQUIRE_JOURNAL").is_some() {
+        panic!("{REMOTE} or journalctl is missing (apt-get install systemd-journal-remote)");
+    }
+    if !present {
+        eprintln!("skipped: {REMOTE} and journalctl are needed");
+    }
+    present.then_some(())
+}
+
+/// The fixture's journal lines as export-format entries, one second apart.
+fn export_entries(fixture: &Path) -> String {
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let shape = regex::Regex::new(r"^\w+ +\d+ [\d:]+ (\S+) ([^\[:]+)(?:\[(\d+)\])?: (.*)$").unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let caps = shape.captures(line).expect("a journal short line");
+        let (host, ident, message) = (&caps[1], &caps[2], &caps[4]);
+        let pid = caps.get(3).map_or("1", |p| p.as_str());
+        let usec = 1_748_204_272_000_000u64 + i as u64 * 1_000_000;
+        out.push_str(&format!(
+            "__CURSOR=s=0123456789abcdef0123456789abcdef;i={n:x};b=0123456789abcdef0123456789abcdef;m={n:x};t={usec:x};x=1\n\
+             __REALTIME_TIMESTAMP={usec}\n__MONOTONIC_TIMESTAMP={mono}\n_BOOT_ID=0123456789abcdef0123456789abcdef\n\
+             _HOSTNAME={host}\nSYSLOG_IDENTIFIER={ident}\nPRIORITY=6\n_PID={pid}\nMESSAGE={message}\n",
+            n = i + 1,
+            mono = 1_000_000 + i as u64 * 1_000_000,
+        ));
+        if ident == "python" {
+            out.push_str("_SYSTEMD_UNIT=sglang-k26.service\n");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes the seed incident to a journal file in `dir`.
+fn build_journal(dir: &TempDir) -> PathBuf {
+    let export = export_entries(&fixture("seed-k26-flashinfer-journal"));
+    let journal = dir.path().join("k26.journal");
+    let mut child = Command::new(REMOTE)
+        .arg("-o")
+        .arg(&journal)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start systemd-journal-remote");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(export.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success() && journal.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    journal
+}
+
+fn render(journal: &Path, args: &[&str], into: &Path) {
+    let out =
+        Command::new("journalctl").arg("--file").arg(journal).args(args).arg("--no-pager").output().unwrap();
+    assert!(out.status.success(), "journalctl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(into, &out.stdout).unwrap();
+}
+
+#[test]
+fn every_journalctl_output_mode_gives_the_same_diagnosis() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("journal-modes");
+    let journal = build_journal(&dir);
+    let modes = [
+        "short",
+        "short-precise",
+        "short-iso",
+        "short-iso-precise",
+        "short-full",
+        "short-monotonic",
+        "short-unix",
+        "short-delta",
+        "with-unit",
+        "cat",
+        "verbose",
+        "json",
+        "json-pretty",
+        "json-seq",
+        "json-sse",
+        "export",
+    ];
+    for mode in modes {
+        let rendered = dir.path().join(format!("k26.{mode}"));
+        render(&journal, &["-o", mode], &rendered);
+        let out = run(&["--format", "json", rendered.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "-o {mode}: {}", stderr(&out));
+        let report = json(&out);
+        assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "-o {mode}");
+        let evidence = &report["root_cause"]["evidence"][0];
+        assert!(
+            evidence["text"]
+                .as_str()
+                .unwrap()
+                .ends_with("RuntimeError: FlashInfer requires GPUs with sm75 or higher"),
+            "-o {mode}: {evidence}"
+        );
+        // The evidence line number points at that text in the rendered file.
+        let line = evidence["line"].as_u64().unwrap() as usize;
+        let rendered_text = std::fs::read(&rendered).unwrap();
+        let shown =
+            String::from_utf8_lossy(&rendered_text).lines().nth(line - 1).unwrap_or_default().to_string();
+        assert!(
+            shown.contains("FlashInfer requires GPUs with sm75 or higher"),
+            "-o {mode}: line {line} is {shown:?}"
+        );
+        if mode != "cat" {
+            assert_eq!(report["runs"][0]["unit"], "sglang-k26.service", "-o {mode}");
+        }
+    }
+}
+
+#[test]
+fn a_newest_first_journal_is_judged_in_time_order() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("journal-reverse");
+    let journal = build_journal(&dir);
+    let rendered = dir.path().join("k26.reverse");
+    render(&journal, &["-r", "-o", "short"], &rendered);
+    let out = run(&["--format", "json", rendered.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch");
+    // 38 lines newest first: the RuntimeError (34th in time) is line 5.
+    assert_eq!(report["root_cause"]["evidence"][0]["line"], 5);
+    let symptoms: Vec<&str> = report["runs"][0]["symptoms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert!(symptoms.iter().any(|s| s.contains("status=9/KILL")), "{symptoms:?}");
+    assert!(report["inputs"][0]["notices"][0].as_str().unwrap().contains("newest first"));
+}
