@@ -4,9 +4,9 @@
 //! newline (formats.md §1.5). Binary values can hold newlines, so this
 //! format is read from bytes, not split into lines first.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 
-use super::lines::MAX_LINE_BYTES;
+use super::LineReader;
 use crate::framing::journal::JournalEntry;
 
 /// One entry with where it sits in the input.
@@ -22,10 +22,7 @@ pub struct ExportEntry {
 
 /// Reads export-format entries.
 pub struct ExportReader<R> {
-    inner: R,
-    line: u64,
-    offset: u64,
-    buf: Vec<u8>,
+    lines: LineReader<R>,
 }
 
 /// True if a stream starts like export output.
@@ -36,18 +33,17 @@ pub fn looks_like_export(head: &[u8]) -> bool {
 impl<R: BufRead> ExportReader<R> {
     /// Wraps a reader positioned at the start of the export stream.
     pub fn new(inner: R) -> Self {
-        ExportReader { inner, line: 0, offset: 0, buf: Vec::new() }
+        ExportReader { lines: LineReader::new(inner) }
     }
 
     /// Numbers lines from `first` on (see [`super::LineReader::starting_at`]).
-    pub fn starting_at(mut self, first: u64) -> Self {
-        self.line = first.saturating_sub(1);
-        self
+    pub fn starting_at(self, first: u64) -> Self {
+        ExportReader { lines: self.lines.starting_at(first) }
     }
 
     /// The number of the last line read.
     pub fn lines(&self) -> u64 {
-        self.line
+        self.lines.last_number()
     }
 
     /// The next entry, or `None` at the end of input.
@@ -55,36 +51,27 @@ impl<R: BufRead> ExportReader<R> {
         let mut fields: Vec<(String, Vec<u8>)> = Vec::new();
         let mut first = None;
         let mut message_at = None;
-        loop {
-            let start = (self.line + 1, self.offset);
-            if !self.read_line()? {
-                break;
-            }
-            if self.buf.is_empty() {
+        while let Some((offset, _)) = self.lines.next_raw()? {
+            let at = (self.lines.last_number(), offset);
+            let line = self.lines.raw();
+            if line.is_empty() {
                 if fields.is_empty() {
                     continue;
                 }
                 break;
             }
-            first.get_or_insert(start);
-            match self.buf.iter().position(|&b| b == b'=') {
-                Some(eq) => {
-                    let name = String::from_utf8_lossy(&self.buf[..eq]).into_owned();
-                    let value = self.buf[eq + 1..].to_vec();
-                    if name == "MESSAGE" {
-                        message_at = Some(start);
-                    }
-                    fields.push((name, value));
-                }
+            first.get_or_insert(at);
+            let (name, value) = match line.iter().position(|&b| b == b'=') {
+                Some(eq) => (String::from_utf8_lossy(&line[..eq]).into_owned(), line[eq + 1..].to_vec()),
                 None => {
-                    let name = String::from_utf8_lossy(&self.buf).into_owned();
-                    let value = self.read_binary()?;
-                    if name == "MESSAGE" {
-                        message_at = Some(start);
-                    }
-                    fields.push((name, value));
+                    let name = String::from_utf8_lossy(line).into_owned();
+                    (name, self.read_binary()?)
                 }
+            };
+            if name == "MESSAGE" {
+                message_at = Some(at);
             }
+            fields.push((name, value));
         }
         let Some(first) = first else { return Ok(None) };
         let (line, offset) = message_at.unwrap_or(first);
@@ -92,53 +79,13 @@ impl<R: BufRead> ExportReader<R> {
         Ok(Some(ExportEntry { line, offset, entry }))
     }
 
-    /// Reads one `\n`-terminated line into `buf` (capped); false at EOF.
-    fn read_line(&mut self) -> io::Result<bool> {
-        self.buf.clear();
-        let mut consumed = 0u64;
-        loop {
-            let chunk = match self.inner.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                break;
-            }
-            let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (chunk.len(), false),
-            };
-            let body = if found { &chunk[..take - 1] } else { chunk };
-            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
-            self.buf.extend_from_slice(&body[..body.len().min(room)]);
-            self.inner.consume(take);
-            consumed += take as u64;
-            if found {
-                break;
-            }
-        }
-        if consumed == 0 {
-            return Ok(false);
-        }
-        self.line += 1;
-        self.offset += consumed;
-        Ok(true)
-    }
-
-    /// Reads a binary value: 8-byte little-endian length, bytes, newline.
+    /// A binary value: 8-byte little-endian length, the bytes, a newline.
     fn read_binary(&mut self) -> io::Result<Vec<u8>> {
-        let mut size = [0u8; 8];
-        self.inner.read_exact(&mut size)?;
-        let len = u64::from_le_bytes(size);
-        let keep = len.min(MAX_LINE_BYTES as u64);
-        let mut value = vec![0u8; keep as usize];
-        self.inner.read_exact(&mut value)?;
-        io::copy(&mut (&mut self.inner).take(len - keep), &mut io::sink())?;
-        let mut newline = [0u8; 1];
-        self.inner.read_exact(&mut newline)?;
-        self.offset += 8 + len + 1;
-        self.line += value.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        let size = self.lines.read_bytes(8)?;
+        let len = u64::from_le_bytes(size.try_into().map_err(|_| io::ErrorKind::UnexpectedEof)?);
+        let value = self.lines.read_bytes(len)?;
+        // The newline after the value ends its (last) line.
+        self.lines.read_bytes(1)?;
         Ok(value)
     }
 }

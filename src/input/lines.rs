@@ -8,7 +8,7 @@
 //! cut, so one runaway line cannot exhaust memory.
 
 use std::borrow::Cow;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// Longest line kept in full; the rest of a longer line is skipped.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -60,6 +60,13 @@ impl<R: BufRead> LineReader<R> {
 
     /// Reads the next line, or `None` at the end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        let Some((offset, cut)) = self.next_raw()? else { return Ok(None) };
+        Ok(Some(Line { number: self.number, offset, text: String::from_utf8_lossy(&self.buf), cut }))
+    }
+
+    /// Reads the next line as bytes (see [`LineReader::raw`]); returns its
+    /// offset and whether it was cut, or `None` at the end of input.
+    pub fn next_raw(&mut self) -> io::Result<Option<(u64, bool)>> {
         self.buf.clear();
         let start = self.offset;
         let mut consumed: u64 = 0;
@@ -100,7 +107,25 @@ impl<R: BufRead> LineReader<R> {
         }
         self.number += 1;
         self.offset += consumed;
-        Ok(Some(Line { number: self.number, offset: start, text: String::from_utf8_lossy(&self.buf), cut }))
+        Ok(Some((start, cut)))
+    }
+
+    /// The bytes of the line last read by [`LineReader::next_raw`].
+    pub fn raw(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Reads `len` bytes that are not lines (a binary field of the journal
+    /// export format); keeps at most [`MAX_LINE_BYTES`] of them. Line
+    /// numbers count the newlines inside, so later lines keep their numbers.
+    pub fn read_bytes(&mut self, len: u64) -> io::Result<Vec<u8>> {
+        let keep = len.min(MAX_LINE_BYTES as u64);
+        let mut value = vec![0u8; keep as usize];
+        self.inner.read_exact(&mut value)?;
+        io::copy(&mut (&mut self.inner).take(len - keep), &mut io::sink())?;
+        self.offset += len;
+        self.number += value.iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(value)
     }
 }
 

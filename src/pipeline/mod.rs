@@ -17,7 +17,7 @@ use crate::engine::Engine;
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
-use crate::input::{LineReader, MAX_LINE_BYTES};
+use crate::input::{Line, LineReader, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
 
@@ -104,15 +104,7 @@ fn read_text<R: BufRead>(
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => {
-                summary.error = Some(e);
-                break;
-            }
-        };
+    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
         let text = without_escapes(&line.text);
         let framed = frame_line(&text);
         on_line(line.number, framed.first.formats);
@@ -166,6 +158,21 @@ fn unescape_syslog(message: &str) -> String {
         }
     }
     out
+}
+
+/// The next line, or `None` at the end of input or at a read error, which
+/// is kept in `summary` (what was read before it is still diagnosed).
+fn next_line_or_stop<'a, R: BufRead>(
+    lines: &'a mut LineReader<R>,
+    summary: &mut ReadSummary,
+) -> Option<Line<'a>> {
+    match lines.next_line() {
+        Ok(line) => line,
+        Err(e) => {
+            summary.error = Some(e);
+            None
+        }
+    }
 }
 
 /// Pushes records into the grouper and events out of it.

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use super::{Feeder, ReadSummary};
+use super::{next_line_or_stop, Feeder, ReadSummary};
 use crate::framing::journal::{parse_json_entry, JournalEntry};
 use crate::framing::{Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
@@ -95,15 +95,7 @@ fn read_json<R: BufRead>(
     let mut summary = ReadSummary::default();
     // json-pretty: the object being gathered, and where it starts.
     let mut pending: Option<(u64, u64, String)> = None;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => {
-                summary.error = Some(e);
-                break;
-            }
-        };
+    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
         on_line(line.number, formats(Format::JournalJson));
         let text = line.text.as_ref();
         let object = match shape {
@@ -160,15 +152,7 @@ fn read_verbose<R: BufRead>(
     let mut summary = ReadSummary::default();
     // The entry being gathered: its first line, its MESSAGE line, its fields.
     let mut entry: Option<VerboseEntry> = None;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => {
-                summary.error = Some(e);
-                break;
-            }
-        };
+    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
         on_line(line.number, formats(Format::JournalVerbose));
         let text = line.text.as_ref();
         if is_verbose_header(text) {
