@@ -206,6 +206,13 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
     for f in active.iter().filter(|f| !shown.contains(&f.line)) {
         result.symptoms.push(symptom(rules, places, f, &label));
     }
+    // The unit the root cause names is the run's, when a journal holds
+    // several units' lines.
+    if let Root::Cause(f, _) | Root::StandIn(f) = &root {
+        if let Some(unit) = &f.unit {
+            result.unit = Some(unit.clone());
+        }
+    }
     result.root_cause = Some(cause);
     result.outcome = Outcome::Crash;
     result
