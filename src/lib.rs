@@ -21,3 +21,4 @@ pub mod input;
 pub mod pipeline;
 pub mod report;
 pub mod rules;
+pub mod watch;

@@ -14,3 +14,5 @@ mod journal;
 mod rules;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
 mod seeds;
+/// `logdiag watch` following a log that another process writes.
+mod watch;

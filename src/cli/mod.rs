@@ -9,6 +9,7 @@ mod corpus_cmd;
 mod diagnose;
 mod events_cmd;
 mod rules_cmd;
+mod watch;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -92,11 +93,46 @@ enum Command {
         #[command(flatten)]
         rules: RuleArgs,
     },
+    /// Follow a growing log (or a stream) and report each state change of
+    /// the current run: starting, loading weights, capturing CUDA graphs,
+    /// autotuning, ready, serving, stopped, crashed.
+    Watch(WatchArgs),
     /// Print the parsed events of a log as JSON lines (for rule authors).
     Events {
         /// A file, or - for stdin.
         path: String,
     },
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Exit codes: 0 awaited state reached (ready; or an orderly end with --until exit), 1 crashed (cause identified), 3 crashed (cause not identified), 4 input ended or run stopped before the awaited state, 124 --timeout passed, 2 error."
+)]
+struct WatchArgs {
+    /// The log to follow (it may not exist yet; it may be truncated or
+    /// rotated), or - for stdin.
+    path: Option<String>,
+    /// Stop when the current run reaches this state.
+    #[arg(long, value_enum)]
+    until: Option<UntilArg>,
+    /// Give up after this long (30s, 5m, 1h, 250ms): exit 124.
+    #[arg(long, value_name = "DUR")]
+    timeout: Option<String>,
+    /// Output format: text, or one JSON object per change (NDJSON).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+    #[command(flatten)]
+    rules: RuleArgs,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum UntilArg {
+    /// The run is ready (exit 0) or crashes (1 or 3).
+    Ready,
+    /// The run crashes (1 or 3).
+    Crash,
+    /// The run ends: crashes (1 or 3) or stops (0).
+    Exit,
 }
 
 #[derive(Subcommand, Debug)]
@@ -136,6 +172,7 @@ where
         Some(Command::Rules { action, rules }) => rules_cmd::run(&action, &rules, &mut out),
         Some(Command::Test { dir, bless, rules }) => corpus_cmd::run(&dir, bless, &rules, &mut out),
         Some(Command::Events { path }) => events_cmd::run(&path, &mut out),
+        Some(Command::Watch(args)) => watch::run(&args, &mut out),
     };
     let flushed = out.flush();
     match result {

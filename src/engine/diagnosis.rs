@@ -159,6 +159,10 @@ pub struct Run {
     pub benign: Vec<Benign>,
     /// What the input lacks and how to get it.
     pub notices: Vec<String>,
+    /// The run's first line in the stream (across rotated or truncated
+    /// files): its identity while following a log.
+    #[serde(skip)]
+    pub stream_first_line: u64,
 }
 
 /// One source read.

@@ -155,6 +155,7 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         symptoms: Vec::new(),
         benign: Vec::new(),
         notices: Vec::new(),
+        stream_first_line: run.first_line,
     };
     if let Some(cut) = &run.cut_traceback {
         result.notices.push(cut_notice(places, cut));

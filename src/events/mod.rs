@@ -15,7 +15,7 @@ pub mod traceback;
 
 use std::collections::VecDeque;
 
-use crate::framing::{Level, Record, Separator};
+use crate::framing::{FormatSet, Level, Record, Separator};
 use traceback::LineKind;
 
 /// What an event is.
@@ -67,6 +67,8 @@ pub struct EventLine {
     pub role: LineRole,
     /// Level printed on this line, if any.
     pub level: Option<Level>,
+    /// The prefix formats recognised on this line.
+    pub formats: FormatSet,
 }
 
 impl EventLine {
@@ -425,6 +427,7 @@ fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: L
         message_span: (start, end),
         role,
         level: record.level,
+        formats: record.formats,
     }
 }
 

@@ -143,6 +143,11 @@ impl Format {
         Format::JournalCatalog,
     ];
 
+    /// The format with this report name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// The name used in reports (`inputs[].formats`).
     pub fn name(self) -> &'static str {
         match self {

@@ -8,6 +8,7 @@
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
 pub mod export;
+pub mod follow;
 pub mod lines;
 mod rotation;
 

@@ -49,12 +49,19 @@ pub fn read_events<R: BufRead>(
 pub struct Session<'f> {
     feeder: Feeder<'f>,
     last_line: u64,
+    /// In push mode: whether the stream is journal JSON (decided by its
+    /// first line).
+    pushed_json: Option<bool>,
 }
 
 impl<'f> Session<'f> {
     /// A session handing events to `on_event`.
     pub fn new(on_event: &'f mut dyn FnMut(&Event) -> io::Result<()>) -> Self {
-        Session { feeder: Feeder { grouper: Grouper::new(), on_event, boot: None }, last_line: 0 }
+        Session {
+            feeder: Feeder { grouper: Grouper::new(), on_event, boot: None },
+            last_line: 0,
+            pushed_json: None,
+        }
     }
 
     /// The number of the last line read so far.
@@ -91,8 +98,40 @@ impl<'f> Session<'f> {
     }
 
     /// Ends the stream: open events are closed and handed out.
-    pub fn finish(self) -> io::Result<()> {
-        self.feeder.finish()
+    pub fn finish(mut self) -> io::Result<()> {
+        self.flush()
+    }
+
+    /// Push mode, for a stream that grows (`logdiag watch`): reads one line
+    /// (without its terminator). The stream is journal JSON (`journalctl -f
+    /// -o json`) if its first line is a JSON object, text otherwise.
+    pub fn push_line(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let text = String::from_utf8_lossy(bytes);
+        let json = *self
+            .pushed_json
+            .get_or_insert_with(|| matches!(structured::sniff(bytes), Some(structured::Shape::JsonLines)));
+        self.last_line += 1;
+        let number = self.last_line;
+        if json {
+            let body = text.strip_prefix('\x1e').or_else(|| text.strip_prefix("data: ")).unwrap_or(&text);
+            if let Some(entry) = crate::framing::journal::parse_json_entry(body) {
+                self.feeder.push_entry(number, 0, &entry, Format::JournalJson)?;
+            }
+            return Ok(());
+        }
+        let text = without_escapes(&text);
+        let framed = frame_line(&text);
+        if framed.first.has_stream() && framed.first.message.contains("#012") {
+            return self.feeder.push_entry(number, 0, &syslog_entry(&framed.first), Format::Syslog);
+        }
+        self.feeder.push(number, 0, &text, &framed)
+    }
+
+    /// Closes every open event and hands it out: after a quiet period in a
+    /// followed stream, a traceback is complete.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.feeder.flush()
     }
 }
 
@@ -224,10 +263,9 @@ impl Feeder<'_> {
         Ok(())
     }
 
-    fn finish(self) -> io::Result<()> {
-        let Feeder { mut grouper, on_event, .. } = self;
-        for event in grouper.finish() {
-            on_event(&event)?;
+    fn flush(&mut self) -> io::Result<()> {
+        for event in self.grouper.finish() {
+            (self.on_event)(&event)?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use crate::engine::Diagnosis;
 
-pub use text::TextOptions;
+pub use text::{render_run, TextOptions};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

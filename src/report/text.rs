@@ -109,6 +109,14 @@ fn shown_line(text: &str) -> String {
     clip(&for_terminal(text), MAX_SHOWN).into_owned()
 }
 
+/// The details of one run (root cause, evidence, hint, symptoms, notices),
+/// as the full report shows them.
+pub fn render_run(run: &Run, options: &TextOptions) -> String {
+    let mut out = String::new();
+    run_details(&mut out, 1, run, options);
+    out
+}
+
 fn run_details(out: &mut String, number: usize, run: &Run, options: &TextOptions) {
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
     let _ = writeln!(out, "Run {number}: {}{unit}: {}", place(run), run.outcome.name());

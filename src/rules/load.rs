@@ -15,7 +15,7 @@ use super::category;
 use super::lazy::LazyRegex;
 use super::schema::RuleFile;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
-use crate::framing::Level;
+use crate::framing::{Format, Level};
 
 mod builtin {
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
@@ -333,6 +333,8 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             ),
         }
     }
+    let formats = parse_formats(&m.format, at);
+    let not_formats = parse_formats(&m.not_format, at);
     if let Some(regex) = message.as_ref().filter(|_| validate) {
         check_title(&file.title, regex.get(), at);
     }
@@ -362,7 +364,16 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         marker,
         stage: file.stage.unwrap_or(2),
         phase: file.phase.clone(),
-        matcher: Matcher { message: message?, not, exception, frame, identifier, levels },
+        matcher: Matcher {
+            message: message?,
+            not,
+            exception,
+            frame,
+            identifier,
+            levels,
+            formats,
+            not_formats,
+        },
         samples: file.test.samples.iter().map(|s| s.get_ref().clone()).collect(),
         counter_samples: file.test.counter_samples.iter().map(|s| s.get_ref().clone()).collect(),
     };
@@ -441,6 +452,21 @@ fn compile_regex(
             None
         }
     }
+}
+
+fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Format> {
+    let mut formats = Vec::new();
+    for name in names {
+        match Format::from_name(name.get_ref()) {
+            Some(f) => formats.push(f),
+            None => at.error(
+                name.span(),
+                &format!("unknown format '{}'", name.get_ref()),
+                "use a name from `inputs[].formats` in a JSON report (sglang, vllm, journal-short, dmesg…)",
+            ),
+        }
+    }
+    formats
 }
 
 fn check_title(title: &Spanned<String>, regex: &Regex, at: &mut Positions<'_>) {

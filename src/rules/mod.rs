@@ -21,7 +21,7 @@ mod prefilter;
 mod schema;
 
 use crate::events::{Event, LineRole};
-use crate::framing::Level;
+use crate::framing::{Format, Level};
 
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
@@ -119,6 +119,10 @@ pub struct Matcher {
     pub identifier: Option<LazyRegex>,
     /// Levels the line must carry; empty means any.
     pub levels: Vec<Level>,
+    /// Prefix formats the line must carry one of; empty means any.
+    pub formats: Vec<Format>,
+    /// Prefix formats the line must not carry.
+    pub not_formats: Vec<Format>,
 }
 
 /// A loaded, compiled rule.
@@ -281,6 +285,12 @@ impl RuleSet {
             }
         }
         if !m.levels.is_empty() && !line.level.is_some_and(|l| m.levels.contains(&l)) {
+            return None;
+        }
+        if !m.formats.is_empty() && !m.formats.iter().any(|f| line.formats.contains(*f)) {
+            return None;
+        }
+        if m.not_formats.iter().any(|f| line.formats.contains(*f)) {
             return None;
         }
         if let Some(exception) = &m.exception {

@@ -71,6 +71,12 @@ pub struct MatchSpec {
     /// Levels the line must carry (`error`, `warning`…).
     #[serde(default)]
     pub level: Vec<Spanned<String>>,
+    /// Prefix formats the line must carry one of (`sglang`, `vllm`…).
+    #[serde(default)]
+    pub format: Vec<Spanned<String>>,
+    /// Prefix formats the line must not carry.
+    #[serde(default)]
+    pub not_format: Vec<Spanned<String>>,
 }
 
 /// Self-tests of a rule.
