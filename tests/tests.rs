@@ -8,8 +8,12 @@ mod util;
 mod cli;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
+/// Hostile input and broken rules with the real binary.
+mod hostile;
 /// The seed incident as the real journalctl prints it, in every mode.
 mod journal;
+/// Properties on generated input: no panic, split-independence, noise.
+mod properties;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.

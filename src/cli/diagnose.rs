@@ -26,8 +26,10 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     for source in &sources {
         let parts = open(source).map_err(|e| Failure::Message(e.to_string()))?;
         // A read error part-way (a cut gzip stream, a device error) is noted
-        // in the report; what was read is still diagnosed.
-        let _ = feed_parts(&mut engine, &source.name, parts);
+        // in the report and what was read is still diagnosed; a source of
+        // which nothing could be read is an error.
+        feed_parts(&mut engine, &source.name, parts)
+            .map_err(|e| Failure::Message(format!("{}: cannot be read: {e}", source.name)))?;
     }
     let diagnosis = engine.diagnose(JudgeOptions { last_only: args.last });
     let code = diagnosis.exit_code();

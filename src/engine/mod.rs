@@ -113,7 +113,16 @@ impl<'r> Engine<'r> {
                 source.boot_pending = true;
                 return;
             }
-            EventKind::Separator(Separator::Other) => return,
+            EventKind::Separator(Separator::Other) => {
+                let text = event.lines.first().map_or("", |l| l.text.as_str());
+                if text.trim_end().ends_with("-- No entries --") {
+                    source.notices.push(
+                        "journalctl found no entries: check the unit name (-u) and the time range (-b, --since)"
+                            .to_string(),
+                    );
+                }
+                return;
+            }
             _ => {}
         }
         self.matches.clear();

@@ -155,6 +155,9 @@ pub enum Compression {
     Zstd,
 }
 
+/// How many leading bytes tell the compression apart.
+const MAGIC_BYTES: usize = 4;
+
 /// Recognises compression from the first bytes of a stream.
 pub fn sniff_compression(head: &[u8]) -> Compression {
     if head.starts_with(&[0x1f, 0x8b]) {
@@ -180,8 +183,8 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead>, InputError> {
     let raw: Box<dyn Read> = match &part.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(path) => {
-            let file = File::open(path).map_err(|e| InputError::io(&part.name, &e))?;
-            Box::new(file)
+            // A named pipe is read as `cat` reads it: opening waits for a writer.
+            Box::new(File::open(path).map_err(|e| InputError::io(&part.name, &e))?)
         }
     };
     decode(raw).map_err(|e| InputError::io(&part.name, &e))
@@ -190,14 +193,20 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead>, InputError> {
 /// Wraps a byte stream in a buffered reader, decompressing by magic bytes.
 pub fn decode(raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
     const BUFFER: usize = 256 * 1024;
-    let mut reader = BufReader::with_capacity(BUFFER, raw);
-    let compression = loop {
-        match reader.fill_buf() {
-            Ok(head) => break sniff_compression(head),
+    // The magic bytes are read whole, however the first reads are split.
+    let mut magic = Vec::with_capacity(MAGIC_BYTES);
+    let mut raw = raw;
+    while magic.len() < MAGIC_BYTES {
+        let mut byte = [0u8; MAGIC_BYTES];
+        match raw.read(&mut byte[..MAGIC_BYTES - magic.len()]) {
+            Ok(0) => break,
+            Ok(n) => magic.extend_from_slice(&byte[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
-    };
+    }
+    let compression = sniff_compression(&magic);
+    let reader = BufReader::with_capacity(BUFFER, io::Cursor::new(magic).chain(raw));
     Ok(match compression {
         Compression::None => Box::new(reader),
         Compression::Gzip => {

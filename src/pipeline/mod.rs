@@ -44,6 +44,58 @@ pub fn read_events<R: BufRead>(
     Ok(summary)
 }
 
+/// How much of a part is looked at to recognise its shape.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Reads the first `size` bytes of `reader` (fewer at its end) and gives
+/// them back with a reader that still starts at the beginning. Looking at a
+/// head read this way, rather than at whatever the first read returned,
+/// makes the decision the same however a pipe splits the bytes. A read
+/// error is kept for after the head, so what was read is still judged.
+pub fn with_head<R: BufRead>(mut reader: R, size: usize) -> (Vec<u8>, WithHead<R>) {
+    let mut head = Vec::with_capacity(size.min(64 * 1024));
+    let mut limited = (&mut reader).take(size as u64);
+    let pending = loop {
+        match limited.read_to_end(&mut head) {
+            Ok(_) => break None,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => break Some(e),
+        }
+    };
+    (head.clone(), io::Cursor::new(head).chain(Deferred { pending, inner: reader }))
+}
+
+/// A part's reader after [`with_head`]: its head again, then the rest.
+pub type WithHead<R> = io::Chain<io::Cursor<Vec<u8>>, Deferred<R>>;
+
+/// A reader whose first read reports an error met earlier.
+pub struct Deferred<R> {
+    pending: Option<io::Error>,
+    inner: R,
+}
+
+impl<R: Read> Read for Deferred<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.pending.take() {
+            Some(e) => Err(e),
+            None => self.inner.read(buf),
+        }
+    }
+}
+
+impl<R: BufRead> BufRead for Deferred<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self.pending.take() {
+            Some(e) => Err(e),
+            None => self.inner.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.inner.consume(amount)
+    }
+}
+
 /// Reading one stream that may come in several parts (rotated files, oldest
 /// first): line numbers and open events continue from part to part.
 pub struct Session<'f> {
@@ -73,23 +125,17 @@ impl<'f> Session<'f> {
     /// before it.
     pub fn read<R: BufRead>(
         &mut self,
-        mut reader: R,
+        reader: R,
         on_line: &mut impl FnMut(u64, FormatSet),
     ) -> io::Result<ReadSummary> {
-        let head = loop {
-            match reader.fill_buf() {
-                Ok(head) => break head,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let (head, reader) = with_head(reader, SNIFF_BYTES);
         let first = self.last_line + 1;
         let mut last = self.last_line;
         let mut counting = |number: u64, formats: FormatSet| {
             last = last.max(number);
             on_line(number, formats);
         };
-        let summary = match structured::sniff(head) {
+        let summary = match structured::sniff(&head) {
             Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
             None => read_text(reader, first, &mut counting, &mut self.feeder)?,
         };
@@ -272,8 +318,9 @@ impl Feeder<'_> {
 }
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
-/// part-way (a cut gzip stream) is noted in the diagnosis and returned;
-/// what was read before it is still in the engine.
+/// part-way (a cut gzip stream) is noted in the diagnosis, and what was
+/// read before it is judged; the error is returned only if no line at all
+/// could be read, for then the source is unreadable.
 pub fn feed_source<R: BufRead>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
     feed_parts(engine, name, vec![(name.to_string(), reader)])
 }
@@ -298,11 +345,12 @@ pub fn feed_parts<R: BufRead>(
             Ok(())
         };
         let mut session = Session::new(&mut feed);
-        for (part, mut reader) in parts {
+        for (part, reader) in parts {
             let first = session.last_line() + 1;
             // Notes about one file of several name it; a lone file is the source.
             let which = if part == name { "it".to_string() } else { part.clone() };
-            let newest_first = reader.fill_buf().map(reversed::looks_reversed).unwrap_or(false);
+            let (head, mut reader) = with_head(reader, SNIFF_BYTES);
+            let newest_first = reversed::looks_reversed(&head);
             let read = if newest_first {
                 match reversed::reverse_lines(&mut reader) {
                     Ok(reversed::Reordered::Lines(bytes, count)) => {
@@ -331,13 +379,13 @@ pub fn feed_parts<R: BufRead>(
                     cut_lines += summary.cut_lines;
                     if let Some(e) = summary.error {
                         problems.push(format!(
-                            "{part}: reading stopped early: {e}; the diagnosis covers what was read"
+                            "the input was cut: reading {which} stopped early ({e}); the diagnosis covers what was read"
                         ));
                         result = Err(e);
                     }
                 }
                 Err(e) => {
-                    problems.push(format!("{part}: {e}"));
+                    problems.push(format!("reading {which} failed: {e}"));
                     result = Err(e);
                 }
             }
@@ -350,6 +398,11 @@ pub fn feed_parts<R: BufRead>(
         engine.begin_part(&part, first, reversed);
     }
     engine.note_line(last_line, formats);
+    if last_line == 0 {
+        // Nothing read and an error: the source is unreadable.
+        result?;
+        problems.push("no lines were read: the input is empty".to_string());
+    }
     for problem in problems {
         engine.note_input_problem(problem);
     }
@@ -359,7 +412,7 @@ pub fn feed_parts<R: BufRead>(
             MAX_LINE_BYTES >> 20
         ));
     }
-    result
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use regex::Regex;
 use toml::Spanned;
 
 use super::category;
-use super::lazy::LazyRegex;
+use super::lazy::{LazyRegex, REGEX_SIZE_LIMIT};
 use super::schema::RuleFile;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
 use crate::framing::{Format, Level};
@@ -160,6 +160,8 @@ fn file_error(file: &str, message: &str, help: Option<&str>) -> RuleError {
 /// A rule compiled except for references to other rules.
 struct Draft {
     rule: Rule,
+    /// Where the id is written, or the start of the file for a derived id.
+    id_span: Range<usize>,
     explains: Vec<Spanned<String>>,
     confirms: Vec<Spanned<String>>,
     samples: Vec<Spanned<String>>,
@@ -178,11 +180,13 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     drafts.sort_by(|a, b| a.rule.id.cmp(&b.rule.id));
     for pair in drafts.windows(2) {
         if pair[0].rule.id == pair[1].rule.id {
-            errors.push(file_error(
-                &pair[1].rule.file,
+            let text = &texts[pair[1].text_index];
+            let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
+            at.error(
+                pair[1].id_span.clone(),
                 &format!("duplicate rule id '{}' (also in {})", pair[1].rule.id, pair[0].rule.file),
-                Some("give one of the rules another id, or remove the copy"),
-            ));
+                "give one of the rules another id (`id = \"area.name\"`), or remove the copy",
+            );
         }
     }
     let ids: Vec<String> = drafts.iter().map(|d| d.rule.id.clone()).collect();
@@ -257,7 +261,9 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             } else {
                 "check the TOML syntax around this position"
             };
-            at.error(span, e.message().trim(), help);
+            // toml's message may span lines ("invalid array\nexpected `]`").
+            let message = e.message().trim().replace('\n', "; ");
+            at.error(span, &message, help);
             return None;
         }
     };
@@ -271,10 +277,12 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             "use one of: cause, symptom, confirm, benign, marker",
         );
     }
+    // With an unknown role, the checks that depend on the role are skipped.
+    let role_known = role.is_some();
     let role = role.unwrap_or(Role::Marker);
     let category = check_category(&file, role, at);
     let needs = |cond: bool, field: &str, at: &mut Positions<'_>| {
-        if cond {
+        if cond && role_known {
             at.error(
                 file.role.span(),
                 &format!("a {} rule needs `{field}`", role.name()),
@@ -379,6 +387,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     };
     Some(Draft {
         rule,
+        id_span: file.id.as_ref().map_or(0..0, |i| i.span()),
         explains: file.explains,
         confirms: file.confirms,
         samples: file.test.samples,
@@ -440,18 +449,32 @@ fn compile_regex(
     match LazyRegex::compile_now(pattern, anchored) {
         Ok(r) => Some(r),
         Err(e) => {
-            let problem = match &e {
-                regex::Error::CompiledTooBig(_) => "regex is too big".to_string(),
-                _ => format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("").trim()),
-            };
-            at.error(
-                source.span(),
-                &problem,
-                "see https://docs.rs/regex/latest/regex/#syntax; escape literal ( ) [ ] . with \\",
-            );
+            match &e {
+                regex::Error::CompiledTooBig(_) => at.error(
+                    source.span(),
+                    &format!(
+                        "regex is too big (compiled, it exceeds the {} MiB limit)",
+                        REGEX_SIZE_LIMIT >> 20
+                    ),
+                    "use smaller repetition counts (`\\w{1000}` is a thousand copies) or several rules",
+                ),
+                _ => at.error(
+                    source.span(),
+                    &format!("invalid regex: {}", regex_problem(&e)),
+                    "see https://docs.rs/regex/latest/regex/#syntax; escape literal ( ) [ ] . with \\",
+                ),
+            }
             None
         }
     }
+}
+
+/// The one-line problem in a regex error (its last line, without the
+/// `error: ` prefix; the lines before it repeat the pattern).
+fn regex_problem(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text.lines().last().unwrap_or("").trim();
+    last.strip_prefix("error: ").unwrap_or(last).to_string()
 }
 
 fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Format> {
