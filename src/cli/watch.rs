@@ -20,7 +20,7 @@ use crate::engine::diagnosis::Run;
 use crate::engine::{Engine, JudgeOptions};
 use crate::events::Event;
 use crate::input::follow::{Change as FileChange, FileFollower};
-use crate::pipeline::Session;
+use crate::pipeline::{Borrowing, Session};
 use crate::report::{escape::for_terminal, render_run, TextOptions};
 use crate::watch::{Change, State, Until, Watcher};
 
@@ -116,7 +116,8 @@ impl<'r> Judge<'r> {
             let _ = event_tx.send(event.clone());
             Ok(())
         };
-        let mut session = Session::new(&mut send);
+        let mut sink = Borrowing::new(&mut send);
+        let mut session = Session::new(&mut sink);
         let mut started = false;
         loop {
             let wait = match self.deadline {

@@ -10,6 +10,10 @@
 //! The [`Grouper`] holds at most one open event per stream and hands closed
 //! events out in the order of their first line, so the engine sees the
 //! input in order even when tracebacks interleave.
+//!
+//! Events are boxed: one moves through several queues per line, and moving
+//! a box copies a pointer rather than the whole event.
+#![allow(clippy::vec_box)]
 
 pub mod traceback;
 
@@ -145,6 +149,8 @@ const MAX_EVENT_LINES: usize = 4000;
 const MAX_IDLE_LINES: u64 = 5000;
 /// Most streams with an open event at once.
 const MAX_OPEN_STREAMS: usize = 256;
+/// Used events kept for their buffers.
+const MAX_SPARE_EVENTS: usize = 16;
 /// Most lines of an exception message joined to its exception line.
 const MAX_EXCEPTION_TEXT: usize = 200;
 
@@ -166,7 +172,7 @@ enum State {
 
 struct Open {
     key: u64,
-    event: Event,
+    event: Box<Event>,
     state: State,
     /// The header origin (vLLM `[file:line]`) lines of this event repeat.
     origin: Option<String>,
@@ -177,9 +183,12 @@ struct Open {
 #[derive(Default)]
 pub struct Grouper {
     open: Vec<Open>,
-    closed: VecDeque<Event>,
+    closed: VecDeque<Box<Event>>,
     last_key: Option<u64>,
     lines_seen: u64,
+    /// Events handed back after use: new events reuse their buffers, so a
+    /// long log of one-line records does not allocate for every line.
+    spare: Vec<Box<Event>>,
 }
 
 impl Grouper {
@@ -193,13 +202,13 @@ impl Grouper {
         self.lines_seen = number;
         if let Some(sep) = record.separator {
             self.close_all();
-            self.insert_closed(Event {
+            self.insert_closed(Box::new(Event {
                 kind: EventKind::Separator(sep),
                 stream: Stream::default(),
                 lines: vec![owned_line(number, offset, text, record, LineRole::Text)],
                 cut_by_end: false,
                 missing_exception: false,
-            });
+            }));
             return;
         }
         let key = if record.is_bare() { self.last_key.unwrap_or(0) } else { stream_key(record) };
@@ -233,7 +242,7 @@ impl Grouper {
 
     /// Closes every open event (end of input) and returns all events not yet
     /// taken, in order of their first line.
-    pub fn finish(&mut self) -> Vec<Event> {
+    pub fn finish(&mut self) -> Vec<Box<Event>> {
         let mut open = std::mem::take(&mut self.open);
         open.sort_by_key(|o| o.event.first_line());
         for o in open {
@@ -243,13 +252,27 @@ impl Grouper {
     }
 
     /// Takes the next event whose place in the input order is settled.
-    pub fn pop(&mut self) -> Option<Event> {
+    pub fn pop(&mut self) -> Option<Box<Event>> {
         let front = self.closed.front()?;
         let min_open = self.open.iter().map(|o| o.event.first_line()).min().unwrap_or(u64::MAX);
         if front.first_line() < min_open {
             self.closed.pop_front()
         } else {
             None
+        }
+    }
+
+    /// Whether the grouper has no used event to reuse.
+    pub fn wants_spare(&self) -> bool {
+        self.spare.is_empty()
+    }
+
+    /// Hands back an event taken with [`Grouper::pop`] or
+    /// [`Grouper::finish`] once it has been used.
+    pub fn recycle(&mut self, event: Box<Event>) {
+        // A long traceback's buffers are let go rather than kept.
+        if self.spare.len() < MAX_SPARE_EVENTS && event.lines.capacity() <= 4 {
+            self.spare.push(event);
         }
     }
 
@@ -270,24 +293,32 @@ impl Grouper {
             let done = self.open.swap_remove(oldest);
             self.finish_open(done, false);
         }
-        let stream = Stream {
-            host: record.host.map(str::to_string),
-            identifier: record.identifier.map(str::to_string),
-            pid: record.pid,
-            process: record.process.map(str::to_string),
-            ranks: record.ranks.map(str::to_string),
-            time: record.time.map(str::to_string),
-            unit: record.unit.map(str::to_string),
-        };
+        let mut event = self.spare.pop().unwrap_or_else(|| {
+            Box::new(Event {
+                kind: event_kind,
+                stream: Stream::default(),
+                lines: Vec::with_capacity(1),
+                cut_by_end: false,
+                missing_exception: false,
+            })
+        });
+        let stream = &mut event.stream;
+        refill(&mut stream.host, record.host);
+        refill(&mut stream.identifier, record.identifier);
+        stream.pid = record.pid;
+        refill(&mut stream.process, record.process);
+        refill(&mut stream.ranks, record.ranks);
+        refill(&mut stream.time, record.time);
+        refill(&mut stream.unit, record.unit);
+        let buffer = event.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
+        event.lines.clear();
+        event.lines.push(line_into(buffer, number, offset, text, record, role));
+        event.kind = event_kind;
+        event.cut_by_end = false;
+        event.missing_exception = role != LineRole::Exception && event_kind == EventKind::Traceback;
         self.open.push(Open {
             key,
-            event: Event {
-                kind: event_kind,
-                stream,
-                lines: vec![owned_line(number, offset, text, record, role)],
-                cut_by_end: false,
-                missing_exception: role != LineRole::Exception && event_kind == EventKind::Traceback,
-            },
+            event,
             state,
             origin: record.origin.map(str::to_string),
             last_touched: number,
@@ -309,7 +340,7 @@ impl Grouper {
 
     /// Queues a closed event, keeping the queue sorted by first line (events
     /// close out of order when streams interleave).
-    fn insert_closed(&mut self, event: Event) {
+    fn insert_closed(&mut self, event: Box<Event>) {
         let first = event.first_line();
         let mut at = self.closed.len();
         while at > 0 && self.closed[at - 1].first_line() > first {
@@ -412,7 +443,32 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
     }
 }
 
+/// Sets an optional field, reusing its buffer.
+fn refill(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(buffer), Some(value)) => {
+            buffer.clear();
+            buffer.push_str(value);
+        }
+        (_, value) => *slot = value.map(str::to_string),
+    }
+}
+
 fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
+    line_into(String::new(), number, offset, text, record, role)
+}
+
+/// An event line whose text is copied into `buffer`.
+fn line_into(
+    mut buffer: String,
+    number: u64,
+    offset: u64,
+    text: &str,
+    record: &Record<'_>,
+    role: LineRole,
+) -> EventLine {
+    buffer.clear();
+    buffer.push_str(text);
     let start = record.message_at as u32;
     let end = start + record.message.len() as u32;
     let role = if role == LineRole::Text && record.message.trim().is_empty() && record.separator.is_none() {
@@ -423,7 +479,7 @@ fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: L
     EventLine {
         number,
         offset,
-        text: text.to_string(),
+        text: buffer,
         message_span: (start, end),
         role,
         level: record.level,
@@ -437,13 +493,35 @@ fn stream_key(record: &Record<'_>) -> u64 {
     if !record.has_stream() {
         return 0;
     }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = StreamHasher(0);
     record.host.hash(&mut h);
     record.identifier.hash(&mut h);
     record.pid.hash(&mut h);
     record.process.hash(&mut h);
     // Never 0: 0 is the stream of input with no prefixes at all.
     h.finish() | 1
+}
+
+/// A fast hash for stream keys (computed for every line; a collision
+/// could only merge two streams' events, and needs equal-length names).
+struct StreamHasher(u64);
+
+impl std::hash::Hasher for StreamHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 31)
+    }
 }
 
 /// Frames and groups a whole text held in memory (rule samples, tests).
@@ -459,10 +537,10 @@ pub fn parse_text(text: &str) -> Vec<Event> {
             grouper.push(number, 0, line, inner);
         }
         while let Some(event) = grouper.pop() {
-            events.push(event);
+            events.push(*event);
         }
     }
-    events.extend(grouper.finish());
+    events.extend(grouper.finish().into_iter().map(|e| *e));
     events
 }
 

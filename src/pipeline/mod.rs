@@ -9,6 +9,7 @@
 
 mod escapes;
 mod reversed;
+mod sink;
 mod structured;
 
 use std::io::{self, BufRead, Read};
@@ -20,6 +21,7 @@ use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Recor
 use crate::input::{Line, LineReader, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
+pub use sink::{Borrowing, EventSink, Relay, RelayEnd};
 
 /// What reading a source met along the way.
 #[derive(Debug, Default)]
@@ -36,9 +38,10 @@ pub struct ReadSummary {
 pub fn read_events<R: BufRead>(
     reader: R,
     mut on_line: impl FnMut(u64, FormatSet),
-    mut on_event: impl FnMut(&Event) -> io::Result<()>,
+    on_event: impl FnMut(&Event) -> io::Result<()>,
 ) -> io::Result<ReadSummary> {
-    let mut session = Session::new(&mut on_event);
+    let mut sink = Borrowing::new(on_event);
+    let mut session = Session::new(&mut sink);
     let summary = session.read(reader, &mut on_line)?;
     session.finish()?;
     Ok(summary)
@@ -107,10 +110,10 @@ pub struct Session<'f> {
 }
 
 impl<'f> Session<'f> {
-    /// A session handing events to `on_event`.
-    pub fn new(on_event: &'f mut dyn FnMut(&Event) -> io::Result<()>) -> Self {
+    /// A session handing events to `sink`.
+    pub fn new(sink: &'f mut dyn EventSink) -> Self {
         Session {
-            feeder: Feeder { grouper: Grouper::new(), on_event, boot: None },
+            feeder: Feeder { grouper: Grouper::new(), sink, boot: None },
             last_line: 0,
             pushed_json: None,
         }
@@ -263,19 +266,24 @@ fn next_line_or_stop<'a, R: BufRead>(
 /// Pushes records into the grouper and events out of it.
 struct Feeder<'f> {
     grouper: Grouper,
-    on_event: &'f mut dyn FnMut(&Event) -> io::Result<()>,
+    sink: &'f mut dyn EventSink,
     /// The boot id of the last structured entry.
     boot: Option<String>,
 }
 
 impl Feeder<'_> {
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
+        if self.grouper.wants_spare() {
+            if let Some(event) = self.sink.spare() {
+                self.grouper.recycle(event);
+            }
+        }
         self.grouper.push(number, offset, text, &framed.first);
         if let Some(inner) = &framed.embedded {
             self.grouper.push(number, offset, text, inner);
         }
         while let Some(event) = self.grouper.pop() {
-            (self.on_event)(&event)?;
+            self.sink.take(event)?;
         }
         Ok(())
     }
@@ -311,7 +319,7 @@ impl Feeder<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         for event in self.grouper.finish() {
-            (self.on_event)(&event)?;
+            self.sink.take(event)?;
         }
         Ok(())
     }
@@ -339,12 +347,13 @@ pub fn feed_parts<R: BufRead>(
     let mut problems = Vec::new();
     let mut result = Ok(());
     let mut cut_lines = 0;
-    let last_line = {
-        let mut feed = |event: &Event| {
-            engine.feed(event);
-            Ok(())
-        };
-        let mut session = Session::new(&mut feed);
+    // Reading, framing and grouping here; judging on a second thread. The
+    // relay is closed (dropped) on every way out, so the judge always ends.
+    let last_line = std::thread::scope(|scope| -> io::Result<u64> {
+        let (mut relay, judging) = Relay::new();
+        let engine = &mut *engine;
+        scope.spawn(move || judging.consume(|event| engine.feed(event)));
+        let mut session = Session::new(&mut relay);
         for (part, reader) in parts {
             let first = session.last_line() + 1;
             // Notes about one file of several name it; a lone file is the source.
@@ -392,8 +401,9 @@ pub fn feed_parts<R: BufRead>(
         }
         let last = session.last_line();
         session.finish()?;
-        last
-    };
+        relay.close()?;
+        Ok(last)
+    })?;
     for (part, first, reversed) in boundaries {
         engine.begin_part(&part, first, reversed);
     }

@@ -210,8 +210,7 @@ pub struct RuleSet {
 /// Reusable working memory for [`RuleSet::match_event`], one per reader.
 #[derive(Debug, Default)]
 pub struct MatchScratch {
-    candidates: Vec<usize>,
-    seen: Vec<bool>,
+    candidates: prefilter::CandidateScratch,
 }
 
 impl RuleSet {
@@ -256,8 +255,7 @@ impl RuleSet {
             if message.is_empty() {
                 continue;
             }
-            self.prefilter.candidates(message, &mut scratch.candidates, &mut scratch.seen);
-            for &rule in &scratch.candidates {
+            for &rule in self.prefilter.candidates(message, &mut scratch.candidates) {
                 if let Some(m) = self.match_line(rule, event, index) {
                     out.push(m);
                 }

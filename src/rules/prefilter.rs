@@ -23,9 +23,34 @@ pub struct Prefilter {
     automaton: AhoCorasick,
     /// For each automaton pattern, the rules that require it.
     owners: Vec<Vec<usize>>,
-    /// Rules with no required literals: candidates on every line.
-    always: Vec<usize>,
-    rules: usize,
+    /// Rules with no required literals, as a bit set: candidates on every
+    /// line.
+    always: Vec<u64>,
+    unfiltered: usize,
+}
+
+/// Stands for a run of digits in a shape (never part of UTF-8 text).
+const DIGITS: u8 = 0xff;
+/// Shapes remembered per reader (a power of two).
+const MEMO_SLOTS: usize = 1024;
+/// Longer messages are not remembered (rarely repeated, costly to compare).
+const MEMO_MAX_SHAPE: usize = 512;
+
+/// Working memory for [`Prefilter::candidates`], one per reader. It
+/// remembers the candidates of recent message shapes: a server repeats a
+/// few line templates millions of times with only the numbers changing.
+#[derive(Debug, Default, Clone)]
+pub struct CandidateScratch {
+    shape: Vec<u8>,
+    bits: Vec<u64>,
+    out: Vec<usize>,
+    memo: Vec<MemoSlot>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct MemoSlot {
+    shape: Vec<u8>,
+    candidates: Vec<usize>,
 }
 
 impl Prefilter {
@@ -34,24 +59,30 @@ impl Prefilter {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
-        let mut rules = 0;
+        let mut unfiltered = 0;
         for (rule, pattern) in patterns.into_iter().enumerate() {
-            rules += 1;
+            if always.len() <= rule / 64 {
+                always.push(0u64);
+            }
             let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok();
             match hir.as_ref().and_then(required_literals) {
                 Some(set) => {
                     for literal in set {
-                        let literal = literal.to_ascii_lowercase();
-                        match literals.iter().position(|l| *l == literal) {
+                        let mut shaped = Vec::with_capacity(literal.len());
+                        shape_into(&literal, &mut shaped);
+                        match literals.iter().position(|l| *l == shaped) {
                             Some(i) => owners[i].push(rule),
                             None => {
-                                literals.push(literal);
+                                literals.push(shaped);
                                 owners.push(vec![rule]);
                             }
                         }
                     }
                 }
-                None => always.push(rule),
+                None => {
+                    always[rule / 64] |= 1 << (rule % 64);
+                    unfiltered += 1;
+                }
             }
         }
         let automaton = AhoCorasickBuilder::new()
@@ -59,30 +90,91 @@ impl Prefilter {
             .match_kind(MatchKind::Standard)
             .build(&literals)
             .expect("literal patterns always build");
-        Prefilter { automaton, owners, always, rules }
+        Prefilter { automaton, owners, always, unfiltered }
     }
 
-    /// The rules that may match `message`, in rule order, into `out`
-    /// (cleared first). `seen` is scratch space reused between calls.
-    pub fn candidates(&self, message: &str, out: &mut Vec<usize>, seen: &mut Vec<bool>) {
-        out.clear();
-        seen.clear();
-        seen.resize(self.rules, false);
-        for rule in &self.always {
-            seen[*rule] = true;
+    /// The rules that may match `message`, in rule order.
+    ///
+    /// The literals are searched in the message's shape, where each run of
+    /// digits is one [`DIGITS`] byte (the literals are shaped the same way),
+    /// so lines that differ only in their numbers have the same candidates
+    /// and the search runs once per shape. A literal found in a message is
+    /// found in its shape, so no rule is lost; a few more may be tried.
+    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> &'s [usize] {
+        let CandidateScratch { shape, bits, out, memo } = scratch;
+        shape.clear();
+        shape_into(message.as_bytes(), shape);
+        if shape.len() > MEMO_MAX_SHAPE {
+            self.search(shape, bits, out);
+            return out;
         }
-        for found in self.automaton.find_overlapping_iter(message) {
+        if memo.is_empty() {
+            memo.resize(MEMO_SLOTS, MemoSlot::default());
+        }
+        let slot = &mut memo[hash(shape) as usize & (MEMO_SLOTS - 1)];
+        if slot.shape != *shape || slot.shape.is_empty() {
+            self.search(shape, bits, &mut slot.candidates);
+            slot.shape.clear();
+            slot.shape.extend_from_slice(shape);
+        }
+        &slot.candidates
+    }
+
+    fn search(&self, shape: &[u8], bits: &mut Vec<u64>, out: &mut Vec<usize>) {
+        bits.clear();
+        bits.extend_from_slice(&self.always);
+        for found in self.automaton.find_overlapping_iter(shape) {
             for &rule in &self.owners[found.pattern().as_usize()] {
-                seen[rule] = true;
+                bits[rule / 64] |= 1 << (rule % 64);
             }
         }
-        out.extend(seen.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i));
+        out.clear();
+        for (word_index, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                out.push(word_index * 64 + word.trailing_zeros() as usize);
+                word &= word - 1;
+            }
+        }
     }
 
     /// How many rules run on every line (no required literal).
     pub fn unfiltered(&self) -> usize {
-        self.always.len()
+        self.unfiltered
     }
+}
+
+/// Appends the shape of `bytes`: each run of ASCII digits becomes one
+/// [`DIGITS`] byte. Branch-free: digits and letters alternate too often in
+/// log lines for a branch to be predicted.
+fn shape_into(bytes: &[u8], shape: &mut Vec<u8>) {
+    let start = shape.len();
+    shape.resize(start + bytes.len(), 0);
+    let out = &mut shape[start..];
+    let mut len = 0;
+    let mut after_digit = false;
+    for &b in bytes {
+        let digit = b.is_ascii_digit();
+        out[len] = if digit { DIGITS } else { b };
+        len += usize::from(!(digit && after_digit));
+        after_digit = digit;
+    }
+    shape.truncate(start + len);
+}
+
+/// A fast, non-cryptographic hash of a shape (eight bytes at a time).
+fn hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    for &b in chunks.remainder() {
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+    }
+    h ^ (h >> 29)
 }
 
 /// A set of literals every match of `hir` contains at least one of, each
@@ -182,13 +274,22 @@ mod tests {
     }
 
     #[test]
+    fn digit_runs_become_one_byte() {
+        let mut shape = Vec::new();
+        shape_into(b"Decode batch. #running-req: 966, #token: 1912680, usage: 0.11", &mut shape);
+        assert_eq!(shape, b"Decode batch. #running-req: \xff, #token: \xff, usage: \xff.\xff".to_vec());
+    }
+
+    #[test]
     fn candidates_include_unfiltered_rules() {
         let filter = Prefilter::new([r"status=9/KILL", r"\d+", r"(?i)out of memory"]);
         assert_eq!(filter.unfiltered(), 1);
-        let (mut out, mut seen) = (Vec::new(), Vec::new());
-        filter.candidates("x.service: Main process exited, code=killed, status=9/KILL", &mut out, &mut seen);
-        assert_eq!(out, vec![0, 1]);
-        filter.candidates("CUDA OUT OF MEMORY", &mut out, &mut seen);
-        assert_eq!(out, vec![1, 2]);
+        let mut scratch = CandidateScratch::default();
+        let line = "x.service: Main process exited, code=killed, status=9/KILL";
+        assert_eq!(filter.candidates(line, &mut scratch), [0, 1]);
+        assert_eq!(filter.candidates("CUDA OUT OF MEMORY", &mut scratch), [1, 2]);
+        // Remembered by shape: other numbers, same candidates.
+        assert_eq!(filter.candidates(line, &mut scratch), [0, 1]);
+        assert_eq!(filter.candidates("x.service: code=killed, status=15/TERM", &mut scratch), [1]);
     }
 }
