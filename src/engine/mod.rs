@@ -58,6 +58,12 @@ impl<'r> Engine<'r> {
         Engine { rules, sources: Vec::new(), matches: Vec::new(), scratch: MatchScratch::default() }
     }
 
+    /// Adds the sources another engine read, after this one's (sources
+    /// read in parallel are joined back in their order this way).
+    pub fn append(&mut self, other: Engine<'r>) {
+        self.sources.extend(other.sources);
+    }
+
     /// Starts a new source; following events belong to it.
     pub fn begin_source(&mut self, name: &str) {
         self.sources.push(SourceState {

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Throughput and memory against the yardstick in ../shared/bench: logdiag
+# diagnosing the generated server log (plain and journal-wrapped) versus
+# ripgrep searching it for grep-patterns.txt, timed side by side by
+# hyperfine in one run; peak memory at two input sizes; a directory of
+# files with all cores versus one.
+#
+#   benches/throughput.sh [MEGABYTES] [BIG_MEGABYTES]     (default 256 1024)
+#
+# Needs python3, ripgrep, hyperfine and jq (apt install ripgrep hyperfine jq).
+# Workloads are cached in $BENCH_DIR (default /tmp/logdiag-bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE=${1:-256}
+BIG=${2:-1024}
+BENCH=../shared/bench
+DIR=${BENCH_DIR:-/tmp/logdiag-bench}
+BIN=target/release/logdiag
+RUNS=${RUNS:-7}
+mkdir -p "$DIR"
+cargo build --release -q
+
+workload() { # name megabytes [--journal]
+    local file="$DIR/$1.log"
+    [ -s "$file" ] || python3 "$BENCH/gen_server_log.py" "$2" ${3:-} > "$file"
+    echo "$file"
+}
+plain=$(workload "plain-$SIZE" "$SIZE")
+journal=$(workload "journal-$SIZE" "$SIZE" --journal)
+small=$(workload "plain-64" 64)
+big=$(workload "plain-$BIG" "$BIG")
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo
+
+check() { # file: the crash at the end must be found
+    local out code
+    set +e; out=$("$BIN" --format json "$1"); code=$?; set -e
+    local category; category=$(jq -r '.root_cause.category' <<<"$out")
+    echo "  diagnosis of $(basename "$1"): exit $code, $category"
+    [ "$code" = 1 ] && [ "$category" = flashinfer-unsupported-arch ] || { echo "  WRONG DIAGNOSIS"; exit 1; }
+}
+
+compare() { # label file
+    local json="$DIR/hyperfine-$1.json"
+    hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
+        -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
+        -n logdiag "$BIN --format json $2" > /dev/null
+    jq -r --arg label "$1" '
+        (.results | map({(.command): .median}) | add) as $m
+        | "\($label): ripgrep \($m.ripgrep * 1000 | floor) ms, logdiag \($m.logdiag * 1000 | floor) ms (medians of \(.results[0].times | length)): logdiag/ripgrep = \($m.logdiag / $m.ripgrep * 100 | floor / 100)"' "$json"
+}
+
+echo "time, ${SIZE} MiB:"
+check "$plain"
+check "$journal"
+compare "plain ${SIZE} MiB" "$plain"
+compare "journal ${SIZE} MiB" "$journal"
+echo
+
+peak() { # file: maximum resident set size in MiB
+    /usr/bin/time -f %M "$BIN" --format json "$1" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1024}'
+}
+echo "peak memory: 64 MiB input $(peak "$small") MiB; ${SIZE} MiB input $(peak "$plain") MiB; ${BIG} MiB input $(peak "$big") MiB"
+echo
+
+# A directory of 8 files: every core, and the same work on one core.
+files="$DIR/dir-8x32"
+if [ ! -d "$files" ]; then
+    mkdir -p "$files"
+    for i in 1 2 3 4 5 6 7 8; do
+        python3 "$BENCH/gen_server_log.py" 32 --seed "$i" > "$files/node$i.log"
+    done
+fi
+json="$DIR/hyperfine-dir.json"
+hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
+    -n one-core "taskset -c 0 $BIN --format json $files" \
+    -n all-cores "$BIN --format json $files" > /dev/null
+jq -r '(.results | map({(.command): .median}) | add) as $m
+    | "directory of 8 x 32 MiB: one core \($m["one-core"] * 1000 | floor) ms, all cores \($m["all-cores"] * 1000 | floor) ms: speed-up \($m["one-core"] / $m["all-cores"] * 100 | floor / 100)"' "$json"
