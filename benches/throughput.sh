@@ -45,10 +45,10 @@ compare() { # label file
     local json="$DIR/hyperfine-$1.json"
     hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
         -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
-        -n logdiag "$BIN --format json $2" > /dev/null
-    jq -r --arg label "$1" '
+        -n logdiag "$BIN --format json $2" > /dev/null 2>&1
+    jq -r --arg name "$1" '
         (.results | map({(.command): .median}) | add) as $m
-        | "\($label): ripgrep \($m.ripgrep * 1000 | floor) ms, logdiag \($m.logdiag * 1000 | floor) ms (medians of \(.results[0].times | length)): logdiag/ripgrep = \($m.logdiag / $m.ripgrep * 100 | floor / 100)"' "$json"
+        | "\($name): ripgrep \($m.ripgrep * 1000 | floor) ms, logdiag \($m.logdiag * 1000 | floor) ms (medians of \(.results[0].times | length)): logdiag/ripgrep = \($m.logdiag / $m.ripgrep * 100 | floor / 100)"' "$json"
 }
 
 echo "time, ${SIZE} MiB:"
@@ -75,6 +75,6 @@ fi
 json="$DIR/hyperfine-dir.json"
 hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
     -n one-core "taskset -c 0 $BIN --format json $files" \
-    -n all-cores "$BIN --format json $files" > /dev/null
+    -n all-cores "$BIN --format json $files" > /dev/null 2>&1
 jq -r '(.results | map({(.command): .median}) | add) as $m
     | "directory of 8 x 32 MiB: one core \($m["one-core"] * 1000 | floor) ms, all cores \($m["all-cores"] * 1000 | floor) ms: speed-up \($m["one-core"] / $m["all-cores"] * 100 | floor / 100)"' "$json"

@@ -151,6 +151,8 @@ const MAX_IDLE_LINES: u64 = 5000;
 const MAX_OPEN_STREAMS: usize = 256;
 /// Used events kept for their buffers.
 const MAX_SPARE_EVENTS: usize = 16;
+/// Emptied field buffers kept for reuse.
+const MAX_POOLED_STRINGS: usize = 64;
 /// Most lines of an exception message joined to its exception line.
 const MAX_EXCEPTION_TEXT: usize = 200;
 
@@ -189,6 +191,8 @@ pub struct Grouper {
     /// Events handed back after use: new events reuse their buffers, so a
     /// long log of one-line records does not allocate for every line.
     spare: Vec<Box<Event>>,
+    /// Buffers of emptied stream fields.
+    strings: Vec<String>,
 }
 
 impl Grouper {
@@ -303,13 +307,13 @@ impl Grouper {
             })
         });
         let stream = &mut event.stream;
-        refill(&mut stream.host, record.host);
-        refill(&mut stream.identifier, record.identifier);
+        refill(&mut stream.host, record.host, &mut self.strings);
+        refill(&mut stream.identifier, record.identifier, &mut self.strings);
         stream.pid = record.pid;
-        refill(&mut stream.process, record.process);
-        refill(&mut stream.ranks, record.ranks);
-        refill(&mut stream.time, record.time);
-        refill(&mut stream.unit, record.unit);
+        refill(&mut stream.process, record.process, &mut self.strings);
+        refill(&mut stream.ranks, record.ranks, &mut self.strings);
+        refill(&mut stream.time, record.time, &mut self.strings);
+        refill(&mut stream.unit, record.unit, &mut self.strings);
         let buffer = event.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
         event.lines.clear();
         event.lines.push(line_into(buffer, number, offset, text, record, role));
@@ -444,13 +448,27 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
 }
 
 /// Sets an optional field, reusing its buffer.
-fn refill(slot: &mut Option<String>, value: Option<&str>) {
+/// Sets an optional field, reusing its buffer, or one from `pool` (where
+/// an emptied field leaves its buffer: fields come and go line by line).
+fn refill(slot: &mut Option<String>, value: Option<&str>, pool: &mut Vec<String>) {
     match (slot.as_mut(), value) {
         (Some(buffer), Some(value)) => {
             buffer.clear();
             buffer.push_str(value);
         }
-        (_, value) => *slot = value.map(str::to_string),
+        (None, Some(value)) => {
+            let mut buffer = pool.pop().unwrap_or_default();
+            buffer.clear();
+            buffer.push_str(value);
+            *slot = Some(buffer);
+        }
+        (_, None) => {
+            if let Some(buffer) = slot.take() {
+                if pool.len() < MAX_POOLED_STRINGS {
+                    pool.push(buffer);
+                }
+            }
+        }
     }
 }
 

@@ -364,6 +364,7 @@ fn without_ray_repeat(message: &str) -> &str {
 fn find_embedded_start(line: &str, from: usize) -> Option<usize> {
     let bytes = line.as_bytes();
     let rest = &bytes[from..];
+    memchr::memchr2(b'%', b'\r', rest)?;
     let has_bar = memchr::memmem::find(rest, b"%|").is_some();
     let has_cr = memchr::memchr(b'\r', rest).is_some();
     if !has_bar && !has_cr {

@@ -160,7 +160,11 @@ fn mpi_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usi
 /// NCCL's `host:pid:tid [cudaDev] ` in front of `NCCL INFO`/`NCCL WARN`.
 fn nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let rest = line.get(pos..)?;
-    let space = rest.find(' ')?;
+    let space = memchr::memchr(b' ', rest.as_bytes())?;
+    // `host:pid:tid`: two colons in the first word.
+    if memchr::memchr(b':', &rest.as_bytes()[..space]).is_none() {
+        return None;
+    }
     let mut parts = rest[..space].rsplitn(3, ':');
     let tid = parts.next()?;
     let pid = parts.next()?;
