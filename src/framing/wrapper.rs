@@ -162,9 +162,7 @@ fn nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     let rest = line.get(pos..)?;
     let space = memchr::memchr(b' ', rest.as_bytes())?;
     // `host:pid:tid`: two colons in the first word.
-    if memchr::memchr(b':', &rest.as_bytes()[..space]).is_none() {
-        return None;
-    }
+    memchr::memchr(b':', &rest.as_bytes()[..space])?;
     let mut parts = rest[..space].rsplitn(3, ':');
     let tid = parts.next()?;
     let pid = parts.next()?;
