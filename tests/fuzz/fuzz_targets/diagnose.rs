@@ -46,17 +46,15 @@ fuzz_target!(|data: &[u8]| {
     let mut text = Vec::new();
     write_text(&mut text, &whole, &TextOptions { verbose: true }).unwrap();
     let text = String::from_utf8(text).expect("text report is UTF-8");
-    assert!(
-        !text.chars().any(|c| c.is_control() && c != '\n'),
-        "raw control character in the text report"
-    );
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "raw control character in the text report");
     let mut json = Vec::new();
     write_json(&mut json, &whole).unwrap();
     serde_json::from_slice::<serde_json::Value>(&json).expect("JSON report parses");
     assert!(matches!(whole.exit_code(), 0 | 1 | 3));
 
     let step = usize::from(step % 64) + 1;
-    let split = diagnose(BufReader::with_capacity(step, Trickle { bytes: log, step }), JudgeOptions::default());
+    let split =
+        diagnose(BufReader::with_capacity(step, Trickle { bytes: log, step }), JudgeOptions::default());
     assert!(whole == split, "the diagnosis changed with the read size {step}");
 
     let _ = diagnose(log, JudgeOptions { last_only: true });
