@@ -9,6 +9,7 @@
 
 pub mod export;
 pub mod follow;
+mod head;
 pub mod lines;
 mod rotation;
 
@@ -17,6 +18,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+pub use head::{with_head, Deferred, WithHead};
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// Where a source's bytes come from.

@@ -18,7 +18,7 @@ use crate::engine::Engine;
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
-use crate::input::{Line, LineReader, MAX_LINE_BYTES};
+use crate::input::{with_head, Line, LineReader, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
 pub use sink::{Borrowing, EventSink, Relay, RelayEnd};
@@ -49,55 +49,6 @@ pub fn read_events<R: BufRead>(
 
 /// How much of a part is looked at to recognise its shape.
 const SNIFF_BYTES: usize = 64 * 1024;
-
-/// Reads the first `size` bytes of `reader` (fewer at its end) and gives
-/// them back with a reader that still starts at the beginning. Looking at a
-/// head read this way, rather than at whatever the first read returned,
-/// makes the decision the same however a pipe splits the bytes. A read
-/// error is kept for after the head, so what was read is still judged.
-pub fn with_head<R: BufRead>(mut reader: R, size: usize) -> (Vec<u8>, WithHead<R>) {
-    let mut head = Vec::with_capacity(size.min(64 * 1024));
-    let mut limited = (&mut reader).take(size as u64);
-    let pending = loop {
-        match limited.read_to_end(&mut head) {
-            Ok(_) => break None,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => break Some(e),
-        }
-    };
-    (head.clone(), io::Cursor::new(head).chain(Deferred { pending, inner: reader }))
-}
-
-/// A part's reader after [`with_head`]: its head again, then the rest.
-pub type WithHead<R> = io::Chain<io::Cursor<Vec<u8>>, Deferred<R>>;
-
-/// A reader whose first read reports an error met earlier.
-pub struct Deferred<R> {
-    pending: Option<io::Error>,
-    inner: R,
-}
-
-impl<R: Read> Read for Deferred<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.pending.take() {
-            Some(e) => Err(e),
-            None => self.inner.read(buf),
-        }
-    }
-}
-
-impl<R: BufRead> BufRead for Deferred<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        match self.pending.take() {
-            Some(e) => Err(e),
-            None => self.inner.fill_buf(),
-        }
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.inner.consume(amount)
-    }
-}
 
 /// Reading one stream that may come in several parts (rotated files, oldest
 /// first): line numbers and open events continue from part to part.
