@@ -140,13 +140,20 @@ fn cut_gzip_and_zstd_are_diagnosed_as_far_as_they_can_be_read() {
 #[test]
 fn an_unreadable_file_is_one_line_and_exit_2() {
     use std::os::unix::fs::PermissionsExt;
+    // Opens for anyone, fails on the first read (EIO): an unreadable device.
+    let out = run(&["/proc/self/mem"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/proc/self/mem: input/output error"), "{err}");
+
     let dir = TempDir::new("perm");
     let path = dir.write("secret.log", &seed());
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
     if std::fs::File::open(&path).is_ok() {
-        // Running as root: permissions do not stop reading. A directory
-        // given where its files cannot be opened is then not testable.
-        eprintln!("skipped: permissions are not enforced for this user");
+        // Running as root: permissions do not stop reading, so a file
+        // refused by its mode cannot be made here.
+        eprintln!("permission part skipped: permissions are not enforced for this user");
         return;
     }
     for args in [vec![path.to_str().unwrap()], vec![dir.path().to_str().unwrap()]] {
