@@ -18,7 +18,11 @@ seed() {
     local target="$1" dir="$here/corpus/$1"
     mkdir -p "$dir"
     case "$target" in
-        rules) find "$repo/rules" -name '*.toml' -exec cp -t "$dir" {} + ;;
+        rules)
+            # Named by area and file: several areas have a ready.toml.
+            (cd "$repo/rules" && find . -name '*.toml' | while read -r rule; do
+                cp "$rule" "$dir/$(echo "${rule#./}" | tr / _)"
+            done) ;;
         diagnose)
             # The first byte of an input is the read size for the split check.
             for log in "$repo"/fixtures/*/input.log; do
