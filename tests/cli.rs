@@ -1,7 +1,6 @@
 //! The command line as scripts and people use it.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
 
 use crate::util::*;
 
@@ -226,16 +225,7 @@ fn a_closed_output_pipe_ends_quietly() {
         big.push_str(&format!("[2026-06-02 14:41:14 TP0] Decode batch. #running-req: {i}, #token: 1, token usage: 0.58, gen throughput (token/s): 236.41, #queue-req: 0\n"));
     }
     let path = dir.write("big.log", big.as_bytes());
-    let mut child = Command::new(BIN)
-        .args(["events", path.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 64];
-    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = run_into_closed_pipe(&["events", path.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.is_empty(), "quiet: {err}");

@@ -220,17 +220,7 @@ fn diagnose_into_a_closed_pipe_ends_quietly() {
     for i in 0..200 {
         dir.write(&format!("logs/s{i:03}.log"), &seed());
     }
-    let mut child = Command::new(BIN)
-        .arg(dir.path().join("logs"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 64];
-    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = run_into_closed_pipe(&[dir.path().join("logs").to_str().unwrap()]);
     assert!(out.stderr.is_empty(), "quiet: {}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "the diagnosis's code, as if read to the end");
 }

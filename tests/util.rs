@@ -40,6 +40,24 @@ pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
     out
 }
 
+/// Runs logdiag with `args` and reads only the start of its output before
+/// closing the pipe, as `| head -1` does.
+pub fn run_into_closed_pipe(args: &[&str]) -> Output {
+    use std::io::Read;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn logdiag");
+    let mut first = [0u8; 64];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).expect("some output");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait logdiag")
+}
+
 /// The JSON report of a run with `--format json`.
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -164,19 +164,23 @@ fn shape_into(bytes: &[u8], shape: &mut Vec<u8>) {
             continue;
         }
         for &b in chunk {
-            let digit = b.is_ascii_digit();
-            out[len] = if digit { DIGITS } else { b };
-            len += usize::from(!(digit && after_digit));
-            after_digit = digit;
+            shape_byte(b, out, &mut len, &mut after_digit);
         }
     }
     for &b in chunks.remainder() {
-        let digit = b.is_ascii_digit();
-        out[len] = if digit { DIGITS } else { b };
-        len += usize::from(!(digit && after_digit));
-        after_digit = digit;
+        shape_byte(b, out, &mut len, &mut after_digit);
     }
     shape.truncate(start + len);
+}
+
+/// Writes the shape of one byte at `out[*len]`; the write stays (and `len`
+/// grows) unless the byte continues a run of digits.
+#[inline(always)]
+fn shape_byte(b: u8, out: &mut [u8], len: &mut usize, after_digit: &mut bool) {
+    let digit = b.is_ascii_digit();
+    out[*len] = if digit { DIGITS } else { b };
+    *len += usize::from(!(digit && *after_digit));
+    *after_digit = digit;
 }
 
 /// Whether any byte of `word` is an ASCII digit (0x30..=0x39).
