@@ -146,39 +146,36 @@ fn rotation_and_truncation_mid_run() {
     assert!(out.contains("capturing-cuda-graphs"), "the run continued across both: {out}");
 }
 
-#[test]
-fn stdin_that_closes_ends_the_watch() {
+/// `logdiag watch -` fed `lines` on stdin, which then closes.
+fn watch_stdin(until: &str, lines: impl IntoIterator<Item = String>) -> (i32, String) {
     let mut child = Command::new(BIN)
-        .args(["watch", "-", "--until", "ready", "--timeout", "60s"])
+        .args(["watch", "-", "--until", until, "--timeout", "60s"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    for line in NEW_LAUNCH {
+    for line in lines {
         writeln!(stdin, "{line}").unwrap();
     }
     drop(stdin);
     let (code, out, _) = finish(child);
+    (code, out)
+}
+
+#[test]
+fn stdin_that_closes_ends_the_watch() {
+    let (code, out) = watch_stdin("ready", NEW_LAUNCH.iter().map(|l| l.to_string()));
     assert_eq!(code, 4, "the stream ended before the run was ready: {out}");
     assert!(out.contains("input ended"), "{out}");
 
     // The same stream as journal JSON (`journalctl -f -o json | logdiag watch -`), with a crash.
-    let mut child = Command::new(BIN)
-        .args(["watch", "-", "--until", "exit", "--timeout", "60s"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in NEW_LAUNCH[..2].iter().chain(&OLD_LAUNCH_CRASH[2..8]) {
-        let entry = serde_json::json!({"MESSAGE": line, "SYSLOG_IDENTIFIER": "python3", "_PID": "4242", "_SYSTEMD_UNIT": "sglang.service"});
-        writeln!(stdin, "{entry}").unwrap();
-    }
-    drop(stdin);
-    let (code, out, _) = finish(child);
+    let entries = NEW_LAUNCH[..2].iter().chain(&OLD_LAUNCH_CRASH[2..8]).map(|line| {
+        serde_json::json!({"MESSAGE": line, "SYSLOG_IDENTIFIER": "python3", "_PID": "4242", "_SYSTEMD_UNIT": "sglang.service"})
+            .to_string()
+    });
+    let (code, out) = watch_stdin("exit", entries);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("crashed") && out.contains("flashinfer-unsupported-arch"), "{out}");
 }
