@@ -24,6 +24,7 @@ use crate::events::{Event, LineRole};
 use crate::framing::{Format, Level};
 
 pub use lazy::LazyRegex;
+use prefilter::Candidate;
 pub use load::{LoadOptions, RuleError};
 
 /// What a rule's finding means.
@@ -205,6 +206,9 @@ pub struct LineMatch {
 pub struct RuleSet {
     rules: Vec<Rule>,
     prefilter: prefilter::Prefilter,
+    /// For each rule: whether its message and `not` regexes are
+    /// [`prefilter::digit_blind`], so their verdicts can be remembered.
+    blind: Vec<(bool, bool)>,
 }
 
 /// Reusable working memory for [`RuleSet::match_event`], one per reader.
@@ -217,7 +221,14 @@ impl RuleSet {
     /// Builds a set from compiled rules (ids already checked unique).
     pub fn new(rules: Vec<Rule>) -> Self {
         let prefilter = prefilter::Prefilter::new(rules.iter().map(|r| r.matcher.message.as_str()));
-        RuleSet { rules, prefilter }
+        let blind = rules
+            .iter()
+            .map(|r| {
+                let not = r.matcher.not.as_ref().is_none_or(|not| prefilter::digit_blind(not.as_str()));
+                (prefilter::digit_blind(r.matcher.message.as_str()), not)
+            })
+            .collect();
+        RuleSet { rules, prefilter, blind }
     }
 
     /// The built-in rules. Their samples are checked by `cargo test` and
@@ -255,8 +266,8 @@ impl RuleSet {
             if message.is_empty() {
                 continue;
             }
-            for &rule in self.prefilter.candidates(message, &mut scratch.candidates) {
-                if let Some(m) = self.match_line(rule, event, index) {
+            for candidate in self.prefilter.candidates(message, &mut scratch.candidates) {
+                if let Some(m) = self.match_line(candidate, event, index) {
                     out.push(m);
                 }
             }
@@ -266,19 +277,25 @@ impl RuleSet {
     /// Matches only rule `rule` against `event` (used by rule self-tests).
     pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
         for index in 0..event.lines.len() {
-            if let Some(m) = self.match_line(rule, event, index) {
+            let mut candidate = Candidate { rule, message: None, not: None };
+            if let Some(m) = self.match_line(&mut candidate, event, index) {
                 out.push(m);
             }
         }
     }
 
-    fn match_line(&self, rule_index: usize, event: &Event, index: usize) -> Option<LineMatch> {
+    /// Matches a candidate rule against line `index` of `event`. The
+    /// verdicts of its blind regexes are recorded in `candidate`, which
+    /// the prefilter remembers for messages of the same shape.
+    fn match_line(&self, candidate: &mut Candidate, event: &Event, index: usize) -> Option<LineMatch> {
+        let rule_index = candidate.rule;
         let rule = &self.rules[rule_index];
+        let (message_blind, not_blind) = self.blind[rule_index];
         let m = &rule.matcher;
         let line = &event.lines[index];
         let message = line.message();
         if let Some(not) = &m.not {
-            if not.is_match(message) {
+            if remembered(&mut candidate.not, not_blind, || not.is_match(message)) {
                 return None;
             }
         }
@@ -313,7 +330,7 @@ impl RuleSet {
             }
         }
         let regex = m.message.get();
-        if !regex.is_match(message) {
+        if !remembered(&mut candidate.message, message_blind, || regex.is_match(message)) {
             return None;
         }
         // Captures only when the rule names some (a slower search).
@@ -329,6 +346,19 @@ impl RuleSet {
         }
         Some(LineMatch { rule: rule_index, line: index, captures })
     }
+}
+
+/// A verdict known from an earlier message of the same shape, or found
+/// now (and kept if it holds for the whole shape).
+fn remembered(known: &mut Option<bool>, blind: bool, find: impl FnOnce() -> bool) -> bool {
+    if let Some(verdict) = *known {
+        return verdict;
+    }
+    let verdict = find();
+    if blind {
+        *known = Some(verdict);
+    }
+    verdict
 }
 
 #[cfg(test)]

@@ -29,28 +29,49 @@ pub struct Prefilter {
     unfiltered: usize,
 }
 
-/// Stands for a run of digits in a shape (never part of UTF-8 text).
-const DIGITS: u8 = 0xff;
+/// Stands for a digit in a message's shape (never part of UTF-8 text).
+const DIGIT: u8 = 0xff;
 /// Shapes remembered per reader (a power of two).
-const MEMO_SLOTS: usize = 1024;
+const MEMO_SLOTS: usize = 4096;
 /// Longer messages are not remembered (rarely repeated, costly to compare).
 const MEMO_MAX_SHAPE: usize = 512;
+
+/// A rule that may match a message, and what is already known of its
+/// regexes' verdicts on messages of the same shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    /// Index of the rule.
+    pub rule: usize,
+    /// Whether its message regex matches, once known for this shape.
+    pub message: Option<bool>,
+    /// Whether its `not` regex matches, once known for this shape.
+    pub not: Option<bool>,
+}
 
 /// Working memory for [`Prefilter::candidates`], one per reader. It
 /// remembers the candidates of recent message shapes: a server repeats a
 /// few line templates millions of times with only the numbers changing.
 #[derive(Debug, Default, Clone)]
 pub struct CandidateScratch {
-    shape: Vec<u8>,
+    shape: Vec<u64>,
+    bytes: Vec<u8>,
     bits: Vec<u64>,
-    out: Vec<usize>,
+    out: Vec<Candidate>,
     memo: Vec<MemoSlot>,
 }
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 struct MemoSlot {
-    shape: Vec<u8>,
-    candidates: Vec<usize>,
+    /// The shape's length in bytes; `usize::MAX` for an empty slot.
+    len: usize,
+    shape: Vec<u64>,
+    candidates: Vec<Candidate>,
+}
+
+impl Default for MemoSlot {
+    fn default() -> Self {
+        MemoSlot { len: usize::MAX, shape: Vec::new(), candidates: Vec::new() }
+    }
 }
 
 impl Prefilter {
@@ -68,8 +89,7 @@ impl Prefilter {
             match hir.as_ref().and_then(required_literals) {
                 Some(set) => {
                     for literal in set {
-                        let mut shaped = Vec::with_capacity(literal.len());
-                        shape_into(&literal, &mut shaped);
+                        let shaped = shape_literal(&literal);
                         match literals.iter().position(|l| *l == shaped) {
                             Some(i) => owners[i].push(rule),
                             None => {
@@ -95,32 +115,35 @@ impl Prefilter {
 
     /// The rules that may match `message`, in rule order.
     ///
-    /// The literals are searched in the message's shape, where each run of
-    /// digits is one [`DIGITS`] byte (the literals are shaped the same way),
+    /// The literals are searched in the message's shape, where each ASCII
+    /// digit is one [`DIGIT`] byte (the literals are shaped the same way),
     /// so lines that differ only in their numbers have the same candidates
     /// and the search runs once per shape. A literal found in a message is
     /// found in its shape, so no rule is lost; a few more may be tried.
-    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> &'s [usize] {
-        let CandidateScratch { shape, bits, out, memo } = scratch;
-        shape.clear();
-        shape_into(message.as_bytes(), shape);
-        if shape.len() > MEMO_MAX_SHAPE {
-            self.search(shape, bits, out);
+    /// The candidates are remembered with their shape, so the verdicts of
+    /// [`digit_blind`] regexes recorded in them hold for later messages.
+    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> &'s mut [Candidate] {
+        let CandidateScratch { shape, bytes, bits, out, memo } = scratch;
+        let len = message.len();
+        let hash = shape_words(message.as_bytes(), shape);
+        if len > MEMO_MAX_SHAPE {
+            self.search(shape_bytes(shape, len, bytes), bits, out);
             return out;
         }
         if memo.is_empty() {
             memo.resize(MEMO_SLOTS, MemoSlot::default());
         }
-        let slot = &mut memo[hash(shape) as usize & (MEMO_SLOTS - 1)];
-        if slot.shape != *shape || slot.shape.is_empty() {
-            self.search(shape, bits, &mut slot.candidates);
+        let slot = &mut memo[hash as usize & (MEMO_SLOTS - 1)];
+        if slot.len != len || slot.shape != *shape {
+            self.search(shape_bytes(shape, len, bytes), bits, &mut slot.candidates);
+            slot.len = len;
             slot.shape.clear();
             slot.shape.extend_from_slice(shape);
         }
-        &slot.candidates
+        &mut slot.candidates
     }
 
-    fn search(&self, shape: &[u8], bits: &mut Vec<u64>, out: &mut Vec<usize>) {
+    fn search(&self, shape: &[u8], bits: &mut Vec<u64>, out: &mut Vec<Candidate>) {
         bits.clear();
         bits.extend_from_slice(&self.always);
         for found in self.automaton.find_overlapping_iter(shape) {
@@ -132,7 +155,8 @@ impl Prefilter {
         for (word_index, &word) in bits.iter().enumerate() {
             let mut word = word;
             while word != 0 {
-                out.push(word_index * 64 + word.trailing_zeros() as usize);
+                let rule = word_index * 64 + word.trailing_zeros() as usize;
+                out.push(Candidate { rule, message: None, not: None });
                 word &= word - 1;
             }
         }
@@ -144,47 +168,42 @@ impl Prefilter {
     }
 }
 
-/// Appends the shape of `bytes`: each run of ASCII digits becomes one
-/// [`DIGITS`] byte. Eight bytes without a digit are copied at once; the
-/// others are shaped without branches (digits and letters alternate too
-/// often in log lines for a branch to be predicted).
-fn shape_into(bytes: &[u8], shape: &mut Vec<u8>) {
-    let start = shape.len();
-    shape.resize(start + bytes.len(), 0);
-    let out = &mut shape[start..];
-    let mut len = 0;
-    let mut after_digit = false;
+/// Writes the shape of `bytes` as little-endian words and returns its
+/// hash. The last word is padded with zeros; shapes of different lengths
+/// are told apart by their length. Eight bytes at a time, no branches.
+fn shape_words(bytes: &[u8], shape: &mut Vec<u64>) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    shape.clear();
+    let mut hash = bytes.len() as u64;
+    let mut add = |word: u64| {
+        let word = shape_word(word);
+        shape.push(word);
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(K);
+    };
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        if !has_digit(word) {
-            out[len..len + 8].copy_from_slice(chunk);
-            len += 8;
-            after_digit = false;
-            continue;
-        }
-        for &b in chunk {
-            shape_byte(b, out, &mut len, &mut after_digit);
-        }
+        add(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
     }
-    for &b in chunks.remainder() {
-        shape_byte(b, out, &mut len, &mut after_digit);
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        add(u64::from_le_bytes(last));
     }
-    shape.truncate(start + len);
+    hash ^ (hash >> 29)
 }
 
-/// Writes the shape of one byte at `out[*len]`; the write stays (and `len`
-/// grows) unless the byte continues a run of digits.
-#[inline(always)]
-fn shape_byte(b: u8, out: &mut [u8], len: &mut usize, after_digit: &mut bool) {
-    let digit = b.is_ascii_digit();
-    out[*len] = if digit { DIGITS } else { b };
-    *len += usize::from(!(digit && *after_digit));
-    *after_digit = digit;
+/// The bytes of a shape written by [`shape_words`], for the literal search.
+fn shape_bytes<'b>(shape: &[u64], len: usize, bytes: &'b mut Vec<u8>) -> &'b [u8] {
+    bytes.clear();
+    bytes.extend(shape.iter().flat_map(|w| w.to_le_bytes()));
+    bytes.truncate(len);
+    bytes
 }
 
-/// Whether any byte of `word` is an ASCII digit (0x30..=0x39).
-fn has_digit(word: u64) -> bool {
+/// Shapes the bytes of a word: each ASCII digit becomes [`DIGIT`], every
+/// other byte stays.
+fn shape_word(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // With each byte's high bit cleared no addition below carries into
@@ -194,22 +213,39 @@ fn has_digit(word: u64) -> bool {
     // adding 0x46 iff it is >= 0x3a.
     let at_least_zero = low.wrapping_add(0x50 * ONES);
     let above_nine = low.wrapping_add(0x46 * ONES);
-    (at_least_zero & !above_nine & !word & HIGHS) != 0
+    let digits = at_least_zero & !above_nine & !word & HIGHS;
+    word | ((digits >> 7) * 0xff)
 }
 
-/// A fast, non-cryptographic hash of a shape (eight bytes at a time).
-fn hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+/// The shape of a literal (see [`shape_word`]).
+fn shape_literal(literal: &[u8]) -> Vec<u8> {
+    literal.iter().map(|&b| if b.is_ascii_digit() { DIGIT } else { b }).collect()
+}
+
+/// Whether a regex gives the same verdict on any two texts that differ
+/// only in which ASCII digits they hold: no literal has a digit, and every
+/// class holds all ten digits or none. Its verdict on one message then
+/// holds for every message of the same shape. An invalid pattern is not.
+pub fn digit_blind(pattern: &str) -> bool {
+    regex_syntax::ParserBuilder::new().build().parse(pattern).is_ok_and(|hir| blind(&hir))
+}
+
+fn blind(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(literal) => !literal.0.iter().any(u8::is_ascii_digit),
+        HirKind::Class(Class::Unicode(class)) => {
+            let held = |d: char| class.iter().any(|r| r.start() <= d && d <= r.end());
+            ('0'..='9').all(held) || !('0'..='9').any(held)
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let held = |d: u8| class.iter().any(|r| r.start() <= d && d <= r.end());
+            (b'0'..=b'9').all(held) || !(b'0'..=b'9').any(held)
+        }
+        HirKind::Repetition(repetition) => blind(&repetition.sub),
+        HirKind::Capture(capture) => blind(&capture.sub),
+        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().all(blind),
     }
-    for &b in chunks.remainder() {
-        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-    }
-    h ^ (h >> 29)
 }
 
 /// A set of literals every match of `hir` contains at least one of, each
@@ -309,17 +345,39 @@ mod tests {
     }
 
     #[test]
-    fn digit_runs_become_one_byte() {
+    fn each_digit_becomes_one_shape_byte() {
         for b in 0u8..=255 {
             for at in [0usize, 3, 7] {
                 let mut bytes = *b"abcdefgh";
                 bytes[at] = b;
-                assert_eq!(has_digit(u64::from_le_bytes(bytes)), b.is_ascii_digit(), "{b:#x} at {at}");
+                let mut expected = bytes;
+                expected[at] = if b.is_ascii_digit() { DIGIT } else { b };
+                assert_eq!(shape_word(u64::from_le_bytes(bytes)).to_le_bytes(), expected, "{b:#x} at {at}");
             }
         }
+        let message = b"Decode batch. #running-req: 966, usage: 0.11";
         let mut shape = Vec::new();
-        shape_into(b"Decode batch. #running-req: 966, #token: 1912680, usage: 0.11", &mut shape);
-        assert_eq!(shape, b"Decode batch. #running-req: \xff, #token: \xff, usage: \xff.\xff".to_vec());
+        shape_words(message, &mut shape);
+        let mut bytes = Vec::new();
+        assert_eq!(
+            shape_bytes(&shape, message.len(), &mut bytes),
+            b"Decode batch. #running-req: \xff\xff\xff, usage: \xff.\xff\xff"
+        );
+    }
+
+    #[test]
+    fn blind_regexes_cannot_tell_digits_apart() {
+        assert!(digit_blind(r"^(?:Decode|Prefill) batch[.,\[ ]"));
+        assert!(digit_blind(r"took \d+(\.\d+)? ?s\b"));
+        assert!(digit_blind(r"HTTP/[0-9.]+ \S+ \w+"));
+        assert!(!digit_blind(r"status=9/KILL"), "a digit in a literal");
+        assert!(!digit_blind(r#"" 2\d\d"#), "a digit in a literal");
+        assert!(!digit_blind(r"sm[5-7]\d"), "a class holding some digits");
+        assert!(!digit_blind(r"(unclosed"));
+    }
+
+    fn rules(candidates: &[Candidate]) -> Vec<usize> {
+        candidates.iter().map(|c| c.rule).collect()
     }
 
     #[test]
@@ -328,10 +386,22 @@ mod tests {
         assert_eq!(filter.unfiltered(), 1);
         let mut scratch = CandidateScratch::default();
         let line = "x.service: Main process exited, code=killed, status=9/KILL";
-        assert_eq!(filter.candidates(line, &mut scratch), [0, 1]);
-        assert_eq!(filter.candidates("CUDA OUT OF MEMORY", &mut scratch), [1, 2]);
-        // Remembered by shape: other numbers, same candidates.
-        assert_eq!(filter.candidates(line, &mut scratch), [0, 1]);
-        assert_eq!(filter.candidates("x.service: code=killed, status=15/TERM", &mut scratch), [1]);
+        assert_eq!(rules(filter.candidates(line, &mut scratch)), [0, 1]);
+        assert_eq!(rules(filter.candidates("CUDA OUT OF MEMORY", &mut scratch)), [1, 2]);
+        assert_eq!(rules(filter.candidates(line, &mut scratch)), [0, 1]);
+        // The shape keeps the digits' places: a literal's digit matches
+        // any digit (one more candidate), and lengths still count.
+        assert_eq!(rules(filter.candidates("code=killed, status=6/KILL", &mut scratch)), [0, 1]);
+        assert_eq!(rules(filter.candidates("code=killed, status=15/KILL", &mut scratch)), [1]);
+        assert_eq!(rules(filter.candidates("", &mut scratch)), [1]);
+    }
+
+    #[test]
+    fn verdicts_are_remembered_with_the_shape() {
+        let filter = Prefilter::new([r"batch \d+"]);
+        let mut scratch = CandidateScratch::default();
+        filter.candidates("batch 12 done", &mut scratch)[0].message = Some(true);
+        assert_eq!(filter.candidates("batch 34 done", &mut scratch)[0].message, Some(true));
+        assert_eq!(filter.candidates("batch 345 done", &mut scratch)[0].message, None, "another shape");
     }
 }
