@@ -17,7 +17,7 @@ fn rules() -> &'static RuleSet {
     RULES.get_or_init(|| RuleSet::builtin().expect("built-in rules"))
 }
 
-fn diagnose(reader: impl BufRead) -> Diagnosis {
+fn diagnose(reader: impl BufRead + Send) -> Diagnosis {
     let mut engine = Engine::new(rules());
     let _ = feed_source(&mut engine, "input.log", reader);
     engine.diagnose(JudgeOptions::default())

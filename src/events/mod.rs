@@ -447,9 +447,9 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
     }
 }
 
-/// Sets an optional field, reusing its buffer.
 /// Sets an optional field, reusing its buffer, or one from `pool` (where
 /// an emptied field leaves its buffer: fields come and go line by line).
+#[inline]
 fn refill(slot: &mut Option<String>, value: Option<&str>, pool: &mut Vec<String>) {
     match (slot.as_mut(), value) {
         (Some(buffer), Some(value)) => {

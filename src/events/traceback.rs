@@ -48,6 +48,19 @@ pub fn strip_group_drawing(message: &str) -> &str {
 /// Classifies a message as a traceback line. `in_traceback` relaxes the
 /// exception-line test: inside a traceback any `name: text` line is one.
 pub fn classify(message: &str, in_traceback: bool) -> LineKind {
+    // Most lines start with a letter or digit and end in a visible ASCII
+    // character other than `:`; of the kinds below, such a line can only
+    // be an exception line (or other), unless it opens like a frame or a
+    // chain separator.
+    if let (Some(&first), Some(&last)) = (message.as_bytes().first(), message.as_bytes().last()) {
+        let plain_start = first.is_ascii_alphanumeric() && !matches!(first, b'F' | b'T' | b'D' | b'f');
+        if plain_start && last.is_ascii_graphic() && last != b':' {
+            return match exception_name(message, in_traceback) {
+                Some(_) => LineKind::Exception,
+                None => LineKind::Other,
+            };
+        }
+    }
     let message = strip_group_drawing(message);
     let trimmed = message.trim();
     if trimmed.is_empty() {

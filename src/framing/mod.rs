@@ -19,6 +19,7 @@
 mod app;
 pub mod journal;
 mod scan;
+pub mod spans;
 mod transport;
 mod wrapper;
 

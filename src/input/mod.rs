@@ -172,7 +172,7 @@ pub fn sniff_compression(head: &[u8]) -> Compression {
 }
 
 /// An opened part of a source: its name and its bytes.
-pub type OpenPart = (String, Box<dyn BufRead>);
+pub type OpenPart = (String, Box<dyn BufRead + Send>);
 
 /// Opens every part of a source as a buffered byte stream, decompressing
 /// if needed.
@@ -181,8 +181,8 @@ pub fn open(source: &Source) -> Result<Vec<OpenPart>, InputError> {
 }
 
 /// Opens one file (or stdin) as a buffered byte stream.
-pub fn open_part(part: &Part) -> Result<Box<dyn BufRead>, InputError> {
-    let raw: Box<dyn Read> = match &part.origin {
+pub fn open_part(part: &Part) -> Result<Box<dyn BufRead + Send>, InputError> {
+    let raw: Box<dyn Read + Send> = match &part.origin {
         Origin::Stdin => Box::new(io::stdin()),
         Origin::File(path) => {
             // A named pipe is read as `cat` reads it: opening waits for a writer.
@@ -193,7 +193,7 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead>, InputError> {
 }
 
 /// Wraps a byte stream in a buffered reader, decompressing by magic bytes.
-pub fn decode(raw: Box<dyn Read>) -> io::Result<Box<dyn BufRead>> {
+pub fn decode(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     const BUFFER: usize = 256 * 1024;
     // The magic bytes are read whole, however the first reads are split.
     let mut magic = Vec::with_capacity(MAGIC_BYTES);

@@ -8,6 +8,7 @@
 //! layer; their MESSAGE is what reports show.
 
 mod escapes;
+mod framer;
 mod reversed;
 mod sink;
 mod structured;
@@ -21,7 +22,7 @@ use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Recor
 use crate::input::{with_head, Line, LineReader, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
-pub use sink::{Borrowing, EventSink, Relay, RelayEnd};
+pub use sink::{Borrowing, EventSink};
 
 /// What reading a source met along the way.
 #[derive(Debug, Default)]
@@ -97,6 +98,29 @@ impl<'f> Session<'f> {
         Ok(summary)
     }
 
+    /// Like [`Session::read`], but text is read and framed on a thread of
+    /// its own while this one groups (batch mode, where the reader can be
+    /// sent to another thread).
+    pub fn read_split<R: BufRead + Send>(
+        &mut self,
+        reader: R,
+        on_line: &mut impl FnMut(u64, FormatSet),
+    ) -> io::Result<ReadSummary> {
+        let (head, reader) = with_head(reader, SNIFF_BYTES);
+        let first = self.last_line + 1;
+        let mut last = self.last_line;
+        let mut counting = |number: u64, formats: FormatSet| {
+            last = last.max(number);
+            on_line(number, formats);
+        };
+        let summary = match structured::sniff(&head) {
+            Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
+            None => read_text_split(reader, first, &mut counting, &mut self.feeder)?,
+        };
+        self.last_line = last;
+        Ok(summary)
+    }
+
     /// Ends the stream: open events are closed and handed out.
     pub fn finish(mut self) -> io::Result<()> {
         self.flush()
@@ -145,19 +169,57 @@ fn read_text<R: BufRead>(
     let mut summary = ReadSummary::default();
     while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
         let text = without_escapes(&line.text);
-        let framed = frame_line(&text);
-        on_line(line.number, framed.first.formats);
-        // rsyslog writes a multi-line message on one line, its newlines
-        // escaped as `#012`: read it as the entry it was.
-        if framed.first.has_stream() && framed.first.message.contains("#012") {
-            let entry = syslog_entry(&framed.first);
-            feeder.push_entry(line.number, line.offset, &entry, Format::Syslog)?;
-            continue;
-        }
-        feeder.push(line.number, line.offset, &text, &framed)?;
+        push_framed(line.number, line.offset, &text, &frame_line(&text), on_line, feeder)?;
     }
     summary.cut_lines = lines.cut_lines();
     Ok(summary)
+}
+
+/// Like [`read_text`], with reading and framing on a thread of their own
+/// (see [`framer`]).
+fn read_text_split<R: BufRead + Send>(
+    reader: R,
+    first: u64,
+    on_line: &mut impl FnMut(u64, FormatSet),
+    feeder: &mut Feeder<'_>,
+) -> io::Result<ReadSummary> {
+    let (framer, framings) = framer::channel();
+    std::thread::scope(|scope| {
+        let framing = scope.spawn(move || framer.run(reader, first));
+        let mut grouped = Ok(());
+        for batch in framings.batches.iter() {
+            grouped = batch.for_each(|number, offset, text, framed| {
+                push_framed(number, offset, text, framed, on_line, feeder)
+            });
+            if grouped.is_err() {
+                break;
+            }
+            let _ = framings.used.send(batch);
+        }
+        // The framing thread stops when its batches have nowhere to go.
+        drop(framings);
+        let summary = framing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        grouped.map(|()| summary)
+    })
+}
+
+/// Hands one framed line to the grouper.
+fn push_framed(
+    number: u64,
+    offset: u64,
+    text: &str,
+    framed: &Framed<'_>,
+    on_line: &mut impl FnMut(u64, FormatSet),
+    feeder: &mut Feeder<'_>,
+) -> io::Result<()> {
+    on_line(number, framed.first.formats);
+    // rsyslog writes a multi-line message on one line, its newlines
+    // escaped as `#012`: read it as the entry it was.
+    if framed.first.has_stream() && framed.first.message.contains("#012") {
+        let entry = syslog_entry(&framed.first);
+        return feeder.push_entry(number, offset, &entry, Format::Syslog);
+    }
+    feeder.push(number, offset, text, framed)
 }
 
 /// A syslog record with `#ooo`-escaped control characters, as an entry
@@ -280,14 +342,14 @@ impl Feeder<'_> {
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
 /// read before it is judged; the error is returned only if no line at all
 /// could be read, for then the source is unreadable.
-pub fn feed_source<R: BufRead>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
+pub fn feed_source<R: BufRead + Send>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
     feed_parts(engine, name, vec![(name.to_string(), reader)])
 }
 
 /// Reads the parts of one stream (rotated files, oldest first) as source
 /// `name`: runs and tracebacks continue across parts, and every line keeps
 /// the name of its own file.
-pub fn feed_parts<R: BufRead>(
+pub fn feed_parts<R: BufRead + Send>(
     engine: &mut Engine<'_>,
     name: &str,
     parts: Vec<(String, R)>,
@@ -298,63 +360,61 @@ pub fn feed_parts<R: BufRead>(
     let mut problems = Vec::new();
     let mut result = Ok(());
     let mut cut_lines = 0;
-    // Reading, framing and grouping here; judging on a second thread. The
-    // relay is closed (dropped) on every way out, so the judge always ends.
-    let last_line = std::thread::scope(|scope| -> io::Result<u64> {
-        let (mut relay, judging) = Relay::new();
-        let engine = &mut *engine;
-        scope.spawn(move || judging.consume(|event| engine.feed(event)));
-        let mut session = Session::new(&mut relay);
-        for (part, reader) in parts {
-            let first = session.last_line() + 1;
-            // Notes about one file of several name it; a lone file is the source.
-            let which = if part == name { "it".to_string() } else { part.clone() };
-            let (head, mut reader) = with_head(reader, SNIFF_BYTES);
-            let newest_first = reversed::looks_reversed(&head);
-            let read = if newest_first {
-                match reversed::reverse_lines(&mut reader) {
-                    Ok(reversed::Reordered::Lines(bytes, count)) => {
-                        boundaries.push((part.clone(), first, Some(count)));
-                        problems.push(format!(
-                            "{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
-                        ));
-                        session.read(io::Cursor::new(bytes), &mut |_, seen| formats.extend(seen))
-                    }
-                    Ok(reversed::Reordered::TooLarge(head)) => {
-                        boundaries.push((part.clone(), first, None));
-                        problems.push(format!(
-                            "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
-                        ));
-                        let rest = io::BufReader::new(io::Cursor::new(head).chain(reader));
-                        session.read(rest, &mut |_, seen| formats.extend(seen))
-                    }
-                    Err(e) => Err(e),
+    // Reading and framing run on a thread of their own (see `framer`);
+    // grouping and judging here, each event judged as it is grouped.
+    let judged = &mut *engine;
+    let mut judge = Borrowing::new(|event: &Event| {
+        judged.feed(event);
+        Ok(())
+    });
+    let mut session = Session::new(&mut judge);
+    for (part, reader) in parts {
+        let first = session.last_line() + 1;
+        // Notes about one file of several name it; a lone file is the source.
+        let which = if part == name { "it".to_string() } else { part.clone() };
+        let (head, mut reader) = with_head(reader, SNIFF_BYTES);
+        let newest_first = reversed::looks_reversed(&head);
+        let read = if newest_first {
+            match reversed::reverse_lines(&mut reader) {
+                Ok(reversed::Reordered::Lines(bytes, count)) => {
+                    boundaries.push((part.clone(), first, Some(count)));
+                    problems.push(format!(
+                        "{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
+                    ));
+                    session.read_split(io::Cursor::new(bytes), &mut |_, seen| formats.extend(seen))
                 }
-            } else {
-                boundaries.push((part.clone(), first, None));
-                session.read(reader, &mut |_, seen| formats.extend(seen))
-            };
-            match read {
-                Ok(summary) => {
-                    cut_lines += summary.cut_lines;
-                    if let Some(e) = summary.error {
-                        problems.push(format!(
-                            "the input was cut: reading {which} stopped early ({e}); the diagnosis covers what was read"
-                        ));
-                        result = Err(e);
-                    }
+                Ok(reversed::Reordered::TooLarge(head)) => {
+                    boundaries.push((part.clone(), first, None));
+                    problems.push(format!(
+                        "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
+                    ));
+                    let rest = io::BufReader::new(io::Cursor::new(head).chain(reader));
+                    session.read_split(rest, &mut |_, seen| formats.extend(seen))
                 }
-                Err(e) => {
-                    problems.push(format!("reading {which} failed: {e}"));
+                Err(e) => Err(e),
+            }
+        } else {
+            boundaries.push((part.clone(), first, None));
+            session.read_split(reader, &mut |_, seen| formats.extend(seen))
+        };
+        match read {
+            Ok(summary) => {
+                cut_lines += summary.cut_lines;
+                if let Some(e) = summary.error {
+                    problems.push(format!(
+                        "the input was cut: reading {which} stopped early ({e}); the diagnosis covers what was read"
+                    ));
                     result = Err(e);
                 }
             }
+            Err(e) => {
+                problems.push(format!("reading {which} failed: {e}"));
+                result = Err(e);
+            }
         }
-        let last = session.last_line();
-        session.finish()?;
-        relay.close()?;
-        Ok(last)
-    })?;
+    }
+    let last_line = session.last_line();
+    session.finish()?;
     for (part, first, reversed) in boundaries {
         engine.begin_part(&part, first, reversed);
     }

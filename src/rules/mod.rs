@@ -24,8 +24,8 @@ use crate::events::{Event, LineRole};
 use crate::framing::{Format, Level};
 
 pub use lazy::LazyRegex;
-use prefilter::Candidate;
 pub use load::{LoadOptions, RuleError};
+use prefilter::Candidate;
 
 /// What a rule's finding means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -62,6 +62,8 @@ pub struct CandidateScratch {
 
 #[derive(Debug, Clone)]
 struct MemoSlot {
+    /// The shape's hash.
+    hash: u64,
     /// The shape's length in bytes; `usize::MAX` for an empty slot.
     len: usize,
     shape: Vec<u64>,
@@ -70,7 +72,7 @@ struct MemoSlot {
 
 impl Default for MemoSlot {
     fn default() -> Self {
-        MemoSlot { len: usize::MAX, shape: Vec::new(), candidates: Vec::new() }
+        MemoSlot { hash: 0, len: usize::MAX, shape: Vec::new(), candidates: Vec::new() }
     }
 }
 
@@ -134,8 +136,11 @@ impl Prefilter {
             memo.resize(MEMO_SLOTS, MemoSlot::default());
         }
         let slot = &mut memo[hash as usize & (MEMO_SLOTS - 1)];
-        if slot.len != len || slot.shape != *shape {
+        let same =
+            slot.hash == hash && slot.len == len && slot.shape.iter().zip(shape.iter()).all(|(a, b)| a == b);
+        if !same {
             self.search(shape_bytes(shape, len, bytes), bits, &mut slot.candidates);
+            slot.hash = hash;
             slot.len = len;
             slot.shape.clear();
             slot.shape.extend_from_slice(shape);
@@ -170,15 +175,17 @@ impl Prefilter {
 
 /// Writes the shape of `bytes` as little-endian words and returns its
 /// hash. The last word is padded with zeros; shapes of different lengths
-/// are told apart by their length. Eight bytes at a time, no branches.
+/// are told apart by their length. Eight bytes at a time, no branches; the
+/// words are mixed by a rotation only (a multiplication per word would be
+/// a chain of slow steps) and the sum once at the end.
 fn shape_words(bytes: &[u8], shape: &mut Vec<u64>) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     shape.clear();
-    let mut hash = bytes.len() as u64;
+    let mut sum = bytes.len() as u64;
     let mut add = |word: u64| {
         let word = shape_word(word);
         shape.push(word);
-        hash = (hash.rotate_left(5) ^ word).wrapping_mul(K);
+        sum = sum.rotate_left(23) ^ word;
     };
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
@@ -190,7 +197,8 @@ fn shape_words(bytes: &[u8], shape: &mut Vec<u64>) -> u64 {
         last[..rest.len()].copy_from_slice(rest);
         add(u64::from_le_bytes(last));
     }
-    hash ^ (hash >> 29)
+    let hash = sum.wrapping_mul(K);
+    hash ^ (hash >> 31)
 }
 
 /// The bytes of a shape written by [`shape_words`], for the literal search.

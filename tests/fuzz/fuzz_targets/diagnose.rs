@@ -18,7 +18,7 @@ fn rules() -> &'static RuleSet {
     RULES.get_or_init(|| RuleSet::builtin().expect("built-in rules"))
 }
 
-fn diagnose(reader: impl io::BufRead, options: JudgeOptions) -> Diagnosis {
+fn diagnose(reader: impl io::BufRead + Send, options: JudgeOptions) -> Diagnosis {
     let mut engine = Engine::new(rules());
     let _ = feed_source(&mut engine, "input.log", reader);
     engine.diagnose(options)
