@@ -48,11 +48,12 @@ pub fn strip_group_drawing(message: &str) -> &str {
 /// Classifies a message as a traceback line. `in_traceback` relaxes the
 /// exception-line test: inside a traceback any `name: text` line is one.
 pub fn classify(message: &str, in_traceback: bool) -> LineKind {
-    // Most lines start with a letter or digit and end in a visible ASCII
-    // character other than `:`; of the kinds below, such a line can only
-    // be an exception line (or other), unless it opens like a frame or a
-    // chain separator.
-    if let (Some(&first), Some(&last)) = (message.as_bytes().first(), message.as_bytes().last()) {
+    // Most lines start with a letter or digit and end (before any ASCII
+    // spaces) in a visible ASCII character other than `:`; of the kinds
+    // below, such a line can only be an exception line (or other), unless
+    // it opens like a frame or a chain separator.
+    let bytes = message.as_bytes();
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.trim_ascii_end().last()) {
         let plain_start = first.is_ascii_alphanumeric() && !matches!(first, b'F' | b'T' | b'D' | b'f');
         if plain_start && last.is_ascii_graphic() && last != b':' {
             return match exception_name(message, in_traceback) {
@@ -198,6 +199,10 @@ mod tests {
             LineKind::Chain
         );
         assert_eq!(classify("    | ValueError: bad 0", true), LineKind::Exception);
+        assert_eq!(classify("Decode batch. #running-req: 413, #queue-req: 0, ", false), LineKind::Other);
+        assert_eq!(classify("ValueError: bad value \t ", false), LineKind::Exception);
+        assert_eq!(classify("Traceback (most recent call last):  ", false), LineKind::Header);
+        assert_eq!(classify("Stack (most recent call first): ", false), LineKind::DumpHeader);
     }
 
     #[test]

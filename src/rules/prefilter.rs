@@ -180,23 +180,16 @@ impl Prefilter {
 /// a chain of slow steps) and the sum once at the end.
 fn shape_words(bytes: &[u8], shape: &mut Vec<u64>) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    shape.clear();
-    let mut sum = bytes.len() as u64;
-    let mut add = |word: u64| {
-        let word = shape_word(word);
-        shape.push(word);
-        sum = sum.rotate_left(23) ^ word;
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        add(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
-    }
+    let chunks = bytes.chunks_exact(8);
     let rest = chunks.remainder();
+    shape.clear();
+    shape.extend(chunks.map(|chunk| shape_word(u64::from_le_bytes(chunk.try_into().expect("eight bytes")))));
     if !rest.is_empty() {
         let mut last = [0u8; 8];
         last[..rest.len()].copy_from_slice(rest);
-        add(u64::from_le_bytes(last));
+        shape.push(shape_word(u64::from_le_bytes(last)));
     }
+    let sum = shape.iter().fold(bytes.len() as u64, |sum, &word| sum.rotate_left(23) ^ word);
     let hash = sum.wrapping_mul(K);
     hash ^ (hash >> 31)
 }
