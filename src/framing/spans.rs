@@ -9,37 +9,46 @@
 use super::{FormatSet, Level, Record, Separator};
 
 /// A byte range in a text buffer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
     start: u32,
     end: u32,
 }
 
 impl Span {
+    /// Stands for a field that is absent (no range starts there).
+    const ABSENT: Span = Span { start: u32::MAX, end: u32::MAX };
+
     /// The text of the range (empty if it is not one of `text`'s).
     pub fn of(self, text: &str) -> &str {
         text.get(self.start as usize..self.end as usize).unwrap_or("")
     }
+
+    fn of_present(self, text: &str) -> Option<&str> {
+        (self != Span::ABSENT).then(|| self.of(text))
+    }
 }
 
-/// A [`Record`] whose text fields are ranges into a text buffer.
-#[derive(Debug, Clone, Copy, Default)]
+/// A [`Record`] whose text fields are ranges into a text buffer (absent
+/// fields are [`Span::ABSENT`]: a batch holds thousands of these, so they
+/// are kept small).
+#[derive(Debug, Clone, Copy)]
 pub struct RecordSpans {
-    start: usize,
-    message_at: usize,
+    start: u32,
+    message_at: u32,
     message: Span,
-    time: Option<Span>,
-    host: Option<Span>,
-    identifier: Option<Span>,
-    unit: Option<Span>,
+    time: Span,
+    host: Span,
+    identifier: Span,
+    unit: Span,
+    process: Span,
+    ranks: Span,
+    origin: Span,
     pid: Option<u32>,
-    process: Option<Span>,
-    ranks: Option<Span>,
-    level: Option<Level>,
-    origin: Option<Span>,
     formats: FormatSet,
-    app_header: bool,
+    level: Option<Level>,
     separator: Option<Separator>,
+    app_header: bool,
 }
 
 /// Appends `line` to `text` and returns its range there; records framed
@@ -55,7 +64,10 @@ impl RecordSpans {
     /// that is not part of the line (a name framing supplied) is appended
     /// to `text`.
     pub fn store(record: &Record<'_>, line: &str, stored: Span, text: &mut String) -> Self {
-        let mut span = |field: &str| -> Span {
+        let mut span = |field: Option<&str>| -> Span {
+            let Some(field) = field else {
+                return Span::ABSENT;
+            };
             let at = (field.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
             if at <= line.len() && field.len() <= line.len() - at {
                 let start = stored.start + at as u32;
@@ -65,39 +77,39 @@ impl RecordSpans {
             }
         };
         RecordSpans {
-            start: record.start,
-            message_at: record.message_at,
-            message: span(record.message),
-            time: record.time.map(&mut span),
-            host: record.host.map(&mut span),
-            identifier: record.identifier.map(&mut span),
-            unit: record.unit.map(&mut span),
+            start: record.start as u32,
+            message_at: record.message_at as u32,
+            message: span(Some(record.message)),
+            time: span(record.time),
+            host: span(record.host),
+            identifier: span(record.identifier),
+            unit: span(record.unit),
+            process: span(record.process),
+            ranks: span(record.ranks),
+            origin: span(record.origin),
             pid: record.pid,
-            process: record.process.map(&mut span),
-            ranks: record.ranks.map(&mut span),
-            level: record.level,
-            origin: record.origin.map(&mut span),
             formats: record.formats,
-            app_header: record.app_header,
+            level: record.level,
             separator: record.separator,
+            app_header: record.app_header,
         }
     }
 
     /// The record, borrowing from `text` (the buffer it was stored in).
     pub fn load(self, text: &str) -> Record<'_> {
         Record {
-            start: self.start,
-            message_at: self.message_at,
+            start: self.start as usize,
+            message_at: self.message_at as usize,
             message: self.message.of(text),
-            time: self.time.map(|s| s.of(text)),
-            host: self.host.map(|s| s.of(text)),
-            identifier: self.identifier.map(|s| s.of(text)),
-            unit: self.unit.map(|s| s.of(text)),
+            time: self.time.of_present(text),
+            host: self.host.of_present(text),
+            identifier: self.identifier.of_present(text),
+            unit: self.unit.of_present(text),
             pid: self.pid,
-            process: self.process.map(|s| s.of(text)),
-            ranks: self.ranks.map(|s| s.of(text)),
+            process: self.process.of_present(text),
+            ranks: self.ranks.of_present(text),
             level: self.level,
-            origin: self.origin.map(|s| s.of(text)),
+            origin: self.origin.of_present(text),
             formats: self.formats,
             app_header: self.app_header,
             separator: self.separator,

@@ -27,22 +27,26 @@ const BATCHES_IN_FLIGHT: usize = 4;
 pub struct FramedBatch {
     text: String,
     lines: Vec<FramedLine>,
+    /// The records that start mid-line (rare), by line index.
+    embedded: Vec<(usize, RecordSpans)>,
 }
 
 struct FramedLine {
     number: u64,
     offset: u64,
     text: Span,
-    first: RecordSpans,
-    embedded: Option<RecordSpans>,
+    record: RecordSpans,
 }
 
 impl FramedBatch {
     fn push(&mut self, number: u64, offset: u64, line: &str, framed: &Framed<'_>) {
         let text = store_line(line, &mut self.text);
-        let first = RecordSpans::store(&framed.first, line, text, &mut self.text);
-        let embedded = framed.embedded.as_ref().map(|r| RecordSpans::store(r, line, text, &mut self.text));
-        self.lines.push(FramedLine { number, offset, text, first, embedded });
+        let record = RecordSpans::store(&framed.first, line, text, &mut self.text);
+        if let Some(embedded) = &framed.embedded {
+            let embedded = RecordSpans::store(embedded, line, text, &mut self.text);
+            self.embedded.push((self.lines.len(), embedded));
+        }
+        self.lines.push(FramedLine { number, offset, text, record });
     }
 
     fn is_full(&self) -> bool {
@@ -55,11 +59,10 @@ impl FramedBatch {
         &self,
         mut each: impl FnMut(u64, u64, &str, &Framed<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
-        for line in &self.lines {
-            let framed = Framed {
-                first: line.first.load(&self.text),
-                embedded: line.embedded.map(|r| r.load(&self.text)),
-            };
+        let mut embedded = self.embedded.iter().peekable();
+        for (index, line) in self.lines.iter().enumerate() {
+            let inner = embedded.next_if(|(at, _)| *at == index).map(|(_, record)| record.load(&self.text));
+            let framed = Framed { first: line.record.load(&self.text), embedded: inner };
             each(line.number, line.offset, line.text.of(&self.text), &framed)?;
         }
         Ok(())
@@ -101,6 +104,7 @@ impl Framer {
                 let mut next = self.used.try_recv().unwrap_or_default();
                 next.text.clear();
                 next.lines.clear();
+                next.embedded.clear();
                 if self.to_grouping.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
                 }
@@ -111,5 +115,36 @@ impl Framer {
         }
         summary.cut_lines = lines.cut_lines();
         summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_gives_back_each_line_as_it_was_framed() {
+        let lines = [
+            "[2026-05-25 08:00:00 TP0] Load weight begin.",
+            "Capturing batches (bs=8): 100%|██████████| 52/52 [2026-05-25 08:00:01 TP0] Init done",
+            "  File \"/a.py\", line 3, in <module>",
+            "Loading safetensors: 50% [2026-05-25 08:00:02 TP1] Scheduler hit an exception:",
+        ];
+        let mut batch = FramedBatch::default();
+        for (i, line) in lines.iter().enumerate() {
+            batch.push(i as u64 + 1, i as u64 * 100, line, &frame_line(line));
+        }
+        assert!(lines.iter().any(|l| frame_line(l).embedded.is_some()), "the test needs a record mid-line");
+        let mut seen = 0;
+        batch
+            .for_each(|number, offset, text, framed| {
+                let i = seen;
+                seen += 1;
+                assert_eq!((number, offset, text), (i as u64 + 1, i as u64 * 100, lines[i]));
+                assert_eq!(*framed, frame_line(lines[i]), "{}", lines[i]);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(seen, lines.len());
     }
 }
