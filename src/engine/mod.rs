@@ -168,16 +168,14 @@ impl<'r> Engine<'r> {
         }
         // A structured journal names the writer's unit; `-o with-unit`
         // prints it in place of the identifier.
-        let writer_unit = event.stream.unit.as_ref().or(event.stream.identifier.as_ref());
+        let writer_unit = event.unit().or(event.identifier());
         if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
-            run.unit.get_or_insert_with(|| unit.clone());
+            run.unit.get_or_insert_with(|| unit.to_string());
         }
         if start_stage.is_some() && run.subject.is_none() {
             run.subject = subject.clone();
         }
-        if let Some(pid) =
-            event.stream.pid.filter(|_| !subject::is_manager(event.stream.identifier.as_deref()))
-        {
+        if let Some(pid) = event.stream.pid.filter(|_| !subject::is_manager(event.identifier())) {
             run.note_pid(pid);
         }
 
@@ -295,7 +293,7 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         }
     }
     let capture = |wanted: &str| m.captures.iter().find(|(name, _)| name == wanted).map(|(_, v)| v.as_str());
-    let writer = event.stream.pid.filter(|_| !subject::is_manager(event.stream.identifier.as_deref()));
+    let writer = event.stream.pid.filter(|_| !subject::is_manager(event.identifier()));
     let pid = capture("pid").and_then(|v| v.parse().ok()).or(writer);
     let unit = capture("unit").map(str::to_string).or_else(|| match subject::subject_of(event) {
         Some(subject::Subject::Unit(unit)) => Some(unit),
@@ -358,7 +356,7 @@ fn cut_traceback_of(event: &Event) -> CutTraceback {
         first_line: event.first_line(),
         last_line: event.last_line(),
         pid: event.stream.pid,
-        identifier: event.stream.identifier.clone(),
+        identifier: event.identifier().map(str::to_string),
         innermost,
     }
 }

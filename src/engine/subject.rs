@@ -31,7 +31,7 @@ pub fn is_manager(identifier: Option<&str>) -> bool {
 
 /// The subject of a message from systemd (PID 1 or a user manager).
 pub fn subject_of(event: &Event) -> Option<Subject> {
-    if event.stream.identifier.as_deref() != Some("systemd") {
+    if event.identifier() != Some("systemd") {
         return None;
     }
     let message = event.lines.first()?.message();

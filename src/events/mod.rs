@@ -83,23 +83,52 @@ impl EventLine {
     }
 }
 
-/// Who wrote an event: the fields of its first record.
+/// Who wrote an event: the fields of its first record. Read the names
+/// with [`Event::host`] and its siblings: they are kept as ranges into the
+/// event's first line when they are part of it (copying them for every
+/// line would cost more than the rest of grouping).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stream {
-    /// Host name (journal, syslog, NCCL).
-    pub host: Option<String>,
-    /// Journal identifier or compose service.
-    pub identifier: Option<String>,
     /// Process id.
     pub pid: Option<u32>,
-    /// Process tag (`EngineCore_DP0`, `rank3`).
-    pub process: Option<String>,
-    /// sglang rank tags (`DP0 TP3`).
-    pub ranks: Option<String>,
-    /// Timestamp of the first record, as printed.
-    pub time: Option<String>,
-    /// systemd unit, when the input says (structured journals).
-    pub unit: Option<String>,
+    host: Field,
+    identifier: Field,
+    process: Field,
+    ranks: Field,
+    time: Field,
+    unit: Field,
+    /// The names that are not part of the first line (the fields of a
+    /// structured journal entry).
+    elsewhere: String,
+}
+
+/// Where a stream's name is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Field {
+    #[default]
+    Absent,
+    /// This byte range of the event's first line.
+    InLine(u32, u32),
+    /// This byte range of [`Stream::elsewhere`].
+    Elsewhere(u32, u32),
+}
+
+impl Field {
+    /// Where `value` is: in `line` if it is a part of it, else copied to
+    /// the end of `elsewhere`.
+    fn locate(value: Option<&str>, line: &str, elsewhere: &mut String) -> Field {
+        let Some(value) = value else {
+            return Field::Absent;
+        };
+        let at = (value.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+        if at <= line.len() && value.len() <= line.len() - at {
+            Field::InLine(at as u32, (at + value.len()) as u32)
+        } else {
+            let start = elsewhere.len() as u32;
+            elsewhere.push_str(value);
+            Field::Elsewhere(start, elsewhere.len() as u32)
+        }
+    }
 }
 
 /// A record with its continuation lines.
@@ -118,6 +147,44 @@ pub struct Event {
 }
 
 impl Event {
+    /// Host name (journal, syslog, NCCL).
+    pub fn host(&self) -> Option<&str> {
+        self.field(self.stream.host)
+    }
+
+    /// Journal identifier or compose service.
+    pub fn identifier(&self) -> Option<&str> {
+        self.field(self.stream.identifier)
+    }
+
+    /// Process tag (`EngineCore_DP0`, `rank3`).
+    pub fn process(&self) -> Option<&str> {
+        self.field(self.stream.process)
+    }
+
+    /// sglang rank tags (`DP0 TP3`).
+    pub fn ranks(&self) -> Option<&str> {
+        self.field(self.stream.ranks)
+    }
+
+    /// Timestamp of the first record, as printed.
+    pub fn time(&self) -> Option<&str> {
+        self.field(self.stream.time)
+    }
+
+    /// systemd unit, when the input says (structured journals).
+    pub fn unit(&self) -> Option<&str> {
+        self.field(self.stream.unit)
+    }
+
+    fn field(&self, field: Field) -> Option<&str> {
+        match field {
+            Field::Absent => None,
+            Field::InLine(start, end) => self.lines.first()?.text.get(start as usize..end as usize),
+            Field::Elsewhere(start, end) => self.stream.elsewhere.get(start as usize..end as usize),
+        }
+    }
+
     /// Line number of the first line.
     pub fn first_line(&self) -> u64 {
         self.lines.first().map_or(0, |l| l.number)
@@ -151,8 +218,6 @@ const MAX_IDLE_LINES: u64 = 5000;
 const MAX_OPEN_STREAMS: usize = 256;
 /// Used events kept for their buffers.
 const MAX_SPARE_EVENTS: usize = 16;
-/// Emptied field buffers kept for reuse.
-const MAX_POOLED_STRINGS: usize = 64;
 /// Most lines of an exception message joined to its exception line.
 const MAX_EXCEPTION_TEXT: usize = 200;
 
@@ -191,8 +256,6 @@ pub struct Grouper {
     /// Events handed back after use: new events reuse their buffers, so a
     /// long log of one-line records does not allocate for every line.
     spare: Vec<Box<Event>>,
-    /// Buffers of emptied stream fields.
-    strings: Vec<String>,
 }
 
 impl Grouper {
@@ -307,13 +370,15 @@ impl Grouper {
             })
         });
         let stream = &mut event.stream;
-        refill(&mut stream.host, record.host, &mut self.strings);
-        refill(&mut stream.identifier, record.identifier, &mut self.strings);
+        let elsewhere = &mut stream.elsewhere;
+        elsewhere.clear();
         stream.pid = record.pid;
-        refill(&mut stream.process, record.process, &mut self.strings);
-        refill(&mut stream.ranks, record.ranks, &mut self.strings);
-        refill(&mut stream.time, record.time, &mut self.strings);
-        refill(&mut stream.unit, record.unit, &mut self.strings);
+        stream.host = Field::locate(record.host, text, elsewhere);
+        stream.identifier = Field::locate(record.identifier, text, elsewhere);
+        stream.process = Field::locate(record.process, text, elsewhere);
+        stream.ranks = Field::locate(record.ranks, text, elsewhere);
+        stream.time = Field::locate(record.time, text, elsewhere);
+        stream.unit = Field::locate(record.unit, text, elsewhere);
         let buffer = event.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
         event.lines.clear();
         event.lines.push(line_into(buffer, number, offset, text, record, role));
@@ -444,31 +509,6 @@ fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(Stat
             LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
             _ => None,
         },
-    }
-}
-
-/// Sets an optional field, reusing its buffer, or one from `pool` (where
-/// an emptied field leaves its buffer: fields come and go line by line).
-#[inline]
-fn refill(slot: &mut Option<String>, value: Option<&str>, pool: &mut Vec<String>) {
-    match (slot.as_mut(), value) {
-        (Some(buffer), Some(value)) => {
-            buffer.clear();
-            buffer.push_str(value);
-        }
-        (None, Some(value)) => {
-            let mut buffer = pool.pop().unwrap_or_default();
-            buffer.clear();
-            buffer.push_str(value);
-            *slot = Some(buffer);
-        }
-        (_, None) => {
-            if let Some(buffer) = slot.take() {
-                if pool.len() < MAX_POOLED_STRINGS {
-                    pool.push(buffer);
-                }
-            }
-        }
     }
 }
 

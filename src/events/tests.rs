@@ -27,11 +27,11 @@ May 25 20:27:23 h systemd[1]: sglang-k26.service: Main process exited, code=kill
         roles(&events[0]),
         vec![LineRole::TracebackHeader, LineRole::Frame, LineRole::Source, LineRole::Exception]
     );
-    assert_eq!(events[0].stream.ranks.as_deref(), Some("TP2"));
+    assert_eq!(events[0].ranks(), Some("TP2"));
     assert!(!events[0].missing_exception && !events[0].cut_by_end);
     assert_eq!(events[0].exception_type_at(3), Some("RuntimeError"));
     assert_eq!(events[1].first_line(), 5);
-    assert_eq!(events[2].stream.identifier.as_deref(), Some("systemd"));
+    assert_eq!(events[2].identifier(), Some("systemd"));
 }
 
 #[test]
@@ -136,4 +136,32 @@ fn journal_separator_is_its_own_event() {
     );
     assert_eq!(events.len(), 3);
     assert_eq!(events[1].kind, EventKind::Separator(Separator::Boot));
+}
+
+#[test]
+fn stream_names_come_from_the_line_or_from_elsewhere() {
+    let line = "May 25 08:00:00 gpu-node-07 python[71283]: [2026-05-25 08:00:00 TP3] Load weight begin.";
+    let events = parse_text(line);
+    assert_eq!(events[0].host(), Some("gpu-node-07"));
+    assert_eq!(events[0].identifier(), Some("python"));
+    assert_eq!(events[0].stream.pid, Some(71283));
+    assert_eq!(events[0].ranks(), Some("TP3"));
+    assert_eq!(events[0].time(), Some("May 25 08:00:00"));
+    assert_eq!(events[0].unit(), None);
+
+    // A structured entry's fields are not part of its text.
+    let fields = crate::framing::journal::JournalFields {
+        identifier: Some("python3".to_string()),
+        unit: Some("sglang.service".to_string()),
+        ..Default::default()
+    };
+    let text = "Scheduler hit an exception:";
+    let framed = crate::framing::frame_message(text, &fields, crate::framing::Format::JournalJson);
+    let mut grouper = Grouper::new();
+    grouper.push(1, 0, text, &framed.first);
+    let event = grouper.finish().pop().unwrap();
+    assert_eq!(
+        (event.identifier(), event.unit(), event.host()),
+        (Some("python3"), Some("sglang.service"), None)
+    );
 }

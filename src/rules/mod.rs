@@ -319,7 +319,7 @@ impl RuleSet {
             }
         }
         if let Some(identifier) = &m.identifier {
-            if !event.stream.identifier.as_deref().is_some_and(|i| identifier.is_match(i)) {
+            if !event.identifier().is_some_and(|i| identifier.is_match(i)) {
                 return None;
             }
         }
