@@ -47,15 +47,25 @@ pub enum Level {
 impl Level {
     /// Reads a level word as loggers print it (`INFO`, `WARN`, `E`…).
     pub fn parse(word: &str) -> Option<Level> {
-        Some(match word.to_ascii_uppercase().as_str() {
-            "DEBUG" | "TRACE" | "D" => Level::Debug,
-            "INFO" | "I" => Level::Info,
-            "NOTICE" => Level::Notice,
-            "WARNING" | "WARN" | "W" => Level::Warning,
-            "ERROR" | "ERR" | "E" => Level::Error,
-            "CRITICAL" | "FATAL" | "F" | "CRIT" => Level::Critical,
-            _ => return None,
-        })
+        const WORDS: [(&str, Level); 16] = [
+            ("INFO", Level::Info),
+            ("I", Level::Info),
+            ("WARNING", Level::Warning),
+            ("WARN", Level::Warning),
+            ("W", Level::Warning),
+            ("ERROR", Level::Error),
+            ("ERR", Level::Error),
+            ("E", Level::Error),
+            ("DEBUG", Level::Debug),
+            ("TRACE", Level::Debug),
+            ("D", Level::Debug),
+            ("NOTICE", Level::Notice),
+            ("CRITICAL", Level::Critical),
+            ("FATAL", Level::Critical),
+            ("F", Level::Critical),
+            ("CRIT", Level::Critical),
+        ];
+        WORDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(word)).map(|&(_, level)| level)
     }
 
     /// Lowercase name used in JSON and rule files.

@@ -160,6 +160,10 @@ fn mpi_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usi
 /// NCCL's `host:pid:tid [cudaDev] ` in front of `NCCL INFO`/`NCCL WARN`.
 fn nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let rest = line.get(pos..)?;
+    // A host name opens with a letter or digit (most lines are rejected here).
+    if !rest.as_bytes().first()?.is_ascii_alphanumeric() {
+        return None;
+    }
     let space = memchr::memchr(b' ', rest.as_bytes())?;
     // `host:pid:tid`: two colons in the first word.
     memchr::memchr(b':', &rest.as_bytes()[..space])?;

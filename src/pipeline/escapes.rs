@@ -7,7 +7,7 @@ use std::borrow::Cow;
 /// Removes terminal escape sequences (colours, cursor moves, window
 /// titles) so prefixes and messages are matched as the user reads them.
 pub fn without_escapes(text: &str) -> Cow<'_, str> {
-    if !text.contains('\x1b') {
+    if memchr::memchr(0x1b, text.as_bytes()).is_none() {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());

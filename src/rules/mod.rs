@@ -26,6 +26,7 @@ use crate::framing::{Format, Level};
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
 use prefilter::Candidate;
+use regex_syntax::hir::{Hir, HirKind};
 
 /// What a rule's finding means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -209,6 +210,8 @@ pub struct RuleSet {
     /// For each rule: whether its message and `not` regexes are
     /// [`prefilter::digit_blind`], so their verdicts can be remembered.
     blind: Vec<(bool, bool)>,
+    /// For each rule: whether its message regex names captures.
+    captures: Vec<bool>,
 }
 
 /// Reusable working memory for [`RuleSet::match_event`], one per reader.
@@ -220,15 +223,20 @@ pub struct MatchScratch {
 impl RuleSet {
     /// Builds a set from compiled rules (ids already checked unique).
     pub fn new(rules: Vec<Rule>) -> Self {
-        let prefilter = prefilter::Prefilter::new(rules.iter().map(|r| r.matcher.message.as_str()));
+        let parse = |pattern: &str| regex_syntax::ParserBuilder::new().build().parse(pattern).ok();
+        let syntax: Vec<Option<Hir>> = rules.iter().map(|r| parse(r.matcher.message.as_str())).collect();
+        let prefilter = prefilter::Prefilter::new(syntax.iter().map(Option::as_ref));
         let blind = rules
             .iter()
-            .map(|r| {
-                let not = r.matcher.not.as_ref().is_none_or(|not| prefilter::digit_blind(not.as_str()));
-                (prefilter::digit_blind(r.matcher.message.as_str()), not)
+            .zip(&syntax)
+            .map(|(rule, hir)| {
+                let not = rule.matcher.not.as_ref().map(|not| parse(not.as_str()));
+                let not_blind = not.is_none_or(|hir| hir.is_some_and(|hir| prefilter::digit_blind(&hir)));
+                (hir.as_ref().is_some_and(prefilter::digit_blind), not_blind)
             })
             .collect();
-        RuleSet { rules, prefilter, blind }
+        let captures = syntax.iter().map(|hir| hir.as_ref().is_some_and(named_captures)).collect();
+        RuleSet { rules, prefilter, blind, captures }
     }
 
     /// The built-in rules. Their samples are checked by `cargo test` and
@@ -335,7 +343,7 @@ impl RuleSet {
         }
         // Captures only when the rule names some (a slower search).
         let mut captures = Vec::new();
-        if regex.capture_names().flatten().next().is_some() {
+        if self.captures[rule_index] {
             if let Some(caps) = regex.captures(message) {
                 for name in regex.capture_names().flatten() {
                     if let Some(value) = caps.name(name) {
@@ -345,6 +353,16 @@ impl RuleSet {
             }
         }
         Some(LineMatch { rule: rule_index, line: index, captures })
+    }
+}
+
+/// Whether a regex names a capture group.
+fn named_captures(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Capture(capture) => capture.name.is_some() || named_captures(&capture.sub),
+        HirKind::Repetition(repetition) => named_captures(&repetition.sub),
+        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().any(named_captures),
+        _ => false,
     }
 }
 

@@ -78,17 +78,18 @@ impl Default for MemoSlot {
 
 impl Prefilter {
     /// Builds the prefilter for the rules' message regexes, in rule order.
-    pub fn new<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Self {
+    /// `syntax` holds each regex's parsed form (`None` if it does not parse:
+    /// such a rule is a candidate on every line).
+    pub fn new<'a>(syntax: impl IntoIterator<Item = Option<&'a Hir>>) -> Self {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
         let mut unfiltered = 0;
-        for (rule, pattern) in patterns.into_iter().enumerate() {
+        for (rule, hir) in syntax.into_iter().enumerate() {
             if always.len() <= rule / 64 {
                 always.push(0u64);
             }
-            let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok();
-            match hir.as_ref().and_then(required_literals) {
+            match hir.and_then(required_literals) {
                 Some(set) => {
                     for literal in set {
                         let shaped = shape_literal(&literal);
@@ -226,12 +227,8 @@ fn shape_literal(literal: &[u8]) -> Vec<u8> {
 /// Whether a regex gives the same verdict on any two texts that differ
 /// only in which ASCII digits they hold: no literal has a digit, and every
 /// class holds all ten digits or none. Its verdict on one message then
-/// holds for every message of the same shape. An invalid pattern is not.
-pub fn digit_blind(pattern: &str) -> bool {
-    regex_syntax::ParserBuilder::new().build().parse(pattern).is_ok_and(|hir| blind(&hir))
-}
-
-fn blind(hir: &Hir) -> bool {
+/// holds for every message of the same shape.
+pub fn digit_blind(hir: &Hir) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => true,
         HirKind::Literal(literal) => !literal.0.iter().any(u8::is_ascii_digit),
@@ -243,9 +240,9 @@ fn blind(hir: &Hir) -> bool {
             let held = |d: u8| class.iter().any(|r| r.start() <= d && d <= r.end());
             (b'0'..=b'9').all(held) || !(b'0'..=b'9').any(held)
         }
-        HirKind::Repetition(repetition) => blind(&repetition.sub),
-        HirKind::Capture(capture) => blind(&capture.sub),
-        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().all(blind),
+        HirKind::Repetition(repetition) => digit_blind(&repetition.sub),
+        HirKind::Capture(capture) => digit_blind(&capture.sub),
+        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().all(digit_blind),
     }
 }
 
@@ -324,6 +321,19 @@ fn literal_bytes(hir: &Hir) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
+    fn parse(pattern: &str) -> Option<Hir> {
+        regex_syntax::ParserBuilder::new().build().parse(pattern).ok()
+    }
+
+    fn filter(patterns: &[&str]) -> Prefilter {
+        let syntax: Vec<Option<Hir>> = patterns.iter().map(|p| parse(p)).collect();
+        Prefilter::new(syntax.iter().map(Option::as_ref))
+    }
+
+    fn blind(pattern: &str) -> bool {
+        parse(pattern).is_some_and(|hir| digit_blind(&hir))
+    }
+
     fn literals(pattern: &str) -> Option<Vec<String>> {
         let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap();
         required_literals(&hir).map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect())
@@ -368,13 +378,13 @@ mod tests {
 
     #[test]
     fn blind_regexes_cannot_tell_digits_apart() {
-        assert!(digit_blind(r"^(?:Decode|Prefill) batch[.,\[ ]"));
-        assert!(digit_blind(r"took \d+(\.\d+)? ?s\b"));
-        assert!(digit_blind(r"HTTP/[0-9.]+ \S+ \w+"));
-        assert!(!digit_blind(r"status=9/KILL"), "a digit in a literal");
-        assert!(!digit_blind(r#"" 2\d\d"#), "a digit in a literal");
-        assert!(!digit_blind(r"sm[5-7]\d"), "a class holding some digits");
-        assert!(!digit_blind(r"(unclosed"));
+        assert!(blind(r"^(?:Decode|Prefill) batch[.,\[ ]"));
+        assert!(blind(r"took \d+(\.\d+)? ?s\b"));
+        assert!(blind(r"HTTP/[0-9.]+ \S+ \w+"));
+        assert!(!blind(r"status=9/KILL"), "a digit in a literal");
+        assert!(!blind(r#"" 2\d\d"#), "a digit in a literal");
+        assert!(!blind(r"sm[5-7]\d"), "a class holding some digits");
+        assert!(!blind(r"(unclosed"));
     }
 
     fn rules(candidates: &[Candidate]) -> Vec<usize> {
@@ -383,7 +393,7 @@ mod tests {
 
     #[test]
     fn candidates_include_unfiltered_rules() {
-        let filter = Prefilter::new([r"status=9/KILL", r"\d+", r"(?i)out of memory"]);
+        let filter = filter(&[r"status=9/KILL", r"\d+", r"(?i)out of memory"]);
         assert_eq!(filter.unfiltered(), 1);
         let mut scratch = CandidateScratch::default();
         let line = "x.service: Main process exited, code=killed, status=9/KILL";
@@ -399,7 +409,7 @@ mod tests {
 
     #[test]
     fn verdicts_are_remembered_with_the_shape() {
-        let filter = Prefilter::new([r"batch \d+"]);
+        let filter = filter(&[r"batch \d+"]);
         let mut scratch = CandidateScratch::default();
         filter.candidates("batch 12 done", &mut scratch)[0].message = Some(true);
         assert_eq!(filter.candidates("batch 34 done", &mut scratch)[0].message, Some(true));
