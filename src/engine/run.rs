@@ -208,7 +208,9 @@ impl RunState {
         }
         if let Some(phase) = phase {
             self.serving |= phase == SERVING;
-            self.phase = Some(phase.to_string());
+            if self.phase.as_deref() != Some(phase) {
+                self.phase = Some(phase.to_string());
+            }
         }
     }
 

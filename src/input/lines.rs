@@ -116,6 +116,67 @@ impl<R: BufRead> LineReader<R> {
         Ok(Some((start, cut)))
     }
 
+    /// Calls `each` with every remaining line, in order, until it returns
+    /// false. Lines are the same as [`LineReader::next_line`] gives, but a
+    /// whole buffer of them is split at once: a line inside the buffer is
+    /// neither copied nor read through the reader again, which matters
+    /// when there are millions.
+    pub fn for_each_line(&mut self, mut each: impl FnMut(Line<'_>) -> bool) -> io::Result<()> {
+        let LineReader { inner, buf, number, offset, cut_lines } = self;
+        // A line the last buffer did not end is gathered in `buf`;
+        // `pending` counts its bytes read so far (kept or not).
+        let mut pending: u64 = 0;
+        let mut stopped = false;
+        while !stopped {
+            let chunk = match inner.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let mut start = 0;
+            for end in memchr::memchr_iter(b'\n', chunk) {
+                let body = &chunk[start..end];
+                let consumed = pending + (end + 1 - start) as u64;
+                let (line, cut) = if pending == 0 {
+                    (&body[..body.len().min(MAX_LINE_BYTES)], body.len() > MAX_LINE_BYTES)
+                } else {
+                    keep_capped(buf, body);
+                    (&buf[..], pending + body.len() as u64 > buf.len() as u64)
+                };
+                *number += 1;
+                *cut_lines += u64::from(cut);
+                let go_on = each(line_of(line, *number, *offset, cut));
+                *offset += consumed;
+                buf.clear();
+                pending = 0;
+                start = end + 1;
+                if !go_on {
+                    stopped = true;
+                    break;
+                }
+            }
+            if !stopped {
+                let rest = &chunk[start..];
+                keep_capped(buf, rest);
+                pending += rest.len() as u64;
+                start = chunk.len();
+            }
+            inner.consume(start);
+        }
+        if pending > 0 && !stopped {
+            let cut = pending > buf.len() as u64;
+            *number += 1;
+            *cut_lines += u64::from(cut);
+            each(line_of(buf, *number, *offset, cut));
+            *offset += pending;
+            buf.clear();
+        }
+        Ok(())
+    }
+
     /// The bytes of the line last read by [`LineReader::next_raw`].
     pub fn raw(&self) -> &[u8] {
         &self.buf
@@ -135,6 +196,23 @@ impl<R: BufRead> LineReader<R> {
     }
 }
 
+/// Appends to a line being gathered, up to [`MAX_LINE_BYTES`].
+fn keep_capped(line: &mut Vec<u8>, more: &[u8]) {
+    let room = MAX_LINE_BYTES.saturating_sub(line.len());
+    line.extend_from_slice(&more[..more.len().min(room)]);
+}
+
+/// A line from its bytes: a final `\r` is dropped (unless the line was
+/// cut), and invalid UTF-8 is replaced.
+fn line_of(bytes: &[u8], number: u64, offset: u64, cut: bool) -> Line<'_> {
+    let bytes = if cut { bytes } else { bytes.strip_suffix(b"\r").unwrap_or(bytes) };
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    Line { number, offset, text, cut }
+}
+
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', bytes)
 }
@@ -150,6 +228,61 @@ mod tests {
             out.push((line.number, line.offset, line.text.into_owned(), line.cut));
         }
         out
+    }
+
+    /// The same lines, read a buffer at a time.
+    fn read_each(bytes: &[u8], capacity: usize) -> (Vec<(u64, u64, String, bool)>, u64) {
+        let mut reader = LineReader::new(io::BufReader::with_capacity(capacity, bytes)).starting_at(5);
+        let mut out = Vec::new();
+        reader
+            .for_each_line(|line| {
+                out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut));
+                true
+            })
+            .unwrap();
+        (out, reader.cut_lines())
+    }
+
+    #[test]
+    fn a_buffer_at_a_time_gives_the_same_lines() {
+        let mut long = vec![b'y'; MAX_LINE_BYTES];
+        long.extend_from_slice(b"\r\n\nz\r\n");
+        long.extend_from_slice(&[b'w'; MAX_LINE_BYTES + 3]);
+        let inputs: [&[u8]; 7] = [
+            b"first\r\nsecond\n\nlast-no-newline",
+            b"a\xff\x00b\n\xe2\x82",
+            b"\n\n\r\n",
+            b"ends with CR\r",
+            b"",
+            &long,
+            b"x",
+        ];
+        for input in inputs {
+            let mut reader = LineReader::new(io::BufReader::with_capacity(7, input));
+            let mut expected = Vec::new();
+            while let Some(line) = reader.next_line().unwrap() {
+                expected.push((line.number, line.offset, line.text.into_owned(), line.cut));
+            }
+            for capacity in [1, 2, 7, 64, 1 << 20, 4 << 20] {
+                let (lines, cut_lines) = read_each(input, capacity);
+                assert_eq!(lines, expected, "capacity {capacity}");
+                assert_eq!(cut_lines, reader.cut_lines(), "capacity {capacity}");
+            }
+        }
+    }
+
+    #[test]
+    fn reading_each_line_stops_when_asked() {
+        let mut reader = LineReader::new(io::BufReader::new(&b"one\ntwo\nthree\n"[..]));
+        let mut seen = Vec::new();
+        reader
+            .for_each_line(|line| {
+                seen.push(line.text.into_owned());
+                seen.len() < 2
+            })
+            .unwrap();
+        assert_eq!(seen, ["one", "two"]);
+        assert_eq!(reader.next_line().unwrap().unwrap().text, "three");
     }
 
     #[test]

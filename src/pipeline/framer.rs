@@ -10,15 +10,15 @@
 use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{next_line_or_stop, without_escapes, ReadSummary};
+use super::{without_escapes, ReadSummary};
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{frame_line, Framed};
 use crate::input::LineReader;
 
 /// Lines per batch.
-const BATCH_LINES: usize = 1024;
+const BATCH_LINES: usize = 512;
 /// Text per batch (a batch also ends at this size).
-const BATCH_TEXT: usize = 256 * 1024;
+const BATCH_TEXT: usize = 128 * 1024;
 /// Batches in flight: bounds memory when grouping falls behind.
 const BATCHES_IN_FLIGHT: usize = 4;
 
@@ -97,18 +97,21 @@ impl Framer {
         let mut lines = LineReader::new(reader).starting_at(first);
         let mut summary = ReadSummary::default();
         let mut batch = FramedBatch::default();
-        while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
+        let read = lines.for_each_line(|line| {
             let text = without_escapes(&line.text);
             batch.push(line.number, line.offset, &text, &frame_line(&text));
-            if batch.is_full() {
-                let mut next = self.used.try_recv().unwrap_or_default();
-                next.text.clear();
-                next.lines.clear();
-                next.embedded.clear();
-                if self.to_grouping.send(std::mem::replace(&mut batch, next)).is_err() {
-                    break;
-                }
+            if !batch.is_full() {
+                return true;
             }
+            let mut next = self.used.try_recv().unwrap_or_default();
+            next.text.clear();
+            next.lines.clear();
+            next.embedded.clear();
+            // The grouping end has gone away when this fails: stop.
+            self.to_grouping.send(std::mem::replace(&mut batch, next)).is_ok()
+        });
+        if let Err(e) = read {
+            summary.error = Some(e);
         }
         if !batch.lines.is_empty() {
             let _ = self.to_grouping.send(batch);
