@@ -20,7 +20,7 @@ pub mod traceback;
 use std::collections::VecDeque;
 
 use crate::framing::{FormatSet, Level, Record, Separator};
-use traceback::LineKind;
+pub use traceback::LineKind;
 
 /// What an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,6 +266,21 @@ impl Grouper {
 
     /// Adds one record of line `number` (at byte `offset`, full text `text`).
     pub fn push(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        let kind = traceback::classify(record.message, false);
+        self.push_classified(number, offset, text, record, kind);
+    }
+
+    /// Like [`Grouper::push`], with the record's message already
+    /// classified (`traceback::classify(message, false)`, which another
+    /// thread may have done).
+    pub fn push_classified(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        record: &Record<'_>,
+        kind: LineKind,
+    ) {
         self.lines_seen = number;
         if let Some(sep) = record.separator {
             self.close_all();
@@ -287,7 +302,7 @@ impl Grouper {
         let message = record.message;
         if let Some(i) = self.open.iter().position(|o| o.key == key) {
             let open = &mut self.open[i];
-            if let Some((state, role)) = continuation(open, record, message) {
+            if let Some((state, role)) = continuation(open, record, message, kind) {
                 if role == LineRole::TracebackHeader {
                     open.event.kind = EventKind::Traceback;
                 }
@@ -303,7 +318,7 @@ impl Grouper {
             let done = self.open.swap_remove(i);
             self.finish_open(done, false);
         }
-        self.start(key, number, offset, text, record);
+        self.start(key, number, offset, text, record, kind);
         self.close_idle();
     }
 
@@ -343,9 +358,8 @@ impl Grouper {
         }
     }
 
-    fn start(&mut self, key: u64, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+    fn start(&mut self, key: u64, number: u64, offset: u64, text: &str, record: &Record<'_>, kind: LineKind) {
         let message = record.message;
-        let kind = traceback::classify(message, false);
         let (event_kind, state, role) = match kind {
             LineKind::Header => (EventKind::Traceback, State::Frames, LineRole::TracebackHeader),
             LineKind::Frame => (EventKind::Traceback, State::Frames, LineRole::Frame),
@@ -451,15 +465,21 @@ impl Grouper {
 }
 
 /// Decides whether `record` continues the open event; returns the new state
-/// and the line's role if it does.
-fn continuation(open: &Open, record: &Record<'_>, message: &str) -> Option<(State, LineRole)> {
+/// and the line's role if it does. `kind` is the message's class outside a
+/// traceback.
+fn continuation(
+    open: &Open,
+    record: &Record<'_>,
+    message: &str,
+    kind: LineKind,
+) -> Option<(State, LineRole)> {
     // A new application header starts a new record, unless it repeats the
     // header of this event (vLLM prefixes every line of a multi-line record).
     if record.app_header && (open.origin.is_none() || record.origin != open.origin.as_deref()) {
         return None;
     }
     let in_traceback = !matches!(open.state, State::Single | State::Dump);
-    let kind = traceback::classify(message, in_traceback);
+    let kind = if in_traceback { traceback::classify(message, true) } else { kind };
     match open.state {
         State::Single => match kind {
             LineKind::NativeFrame => Some((State::Single, LineRole::Text)),

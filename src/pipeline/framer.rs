@@ -11,16 +11,18 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::{without_escapes, ReadSummary};
+use crate::events::traceback::classify;
+use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{frame_line, Framed};
 use crate::input::LineReader;
 
 /// Lines per batch.
-const BATCH_LINES: usize = 512;
+const BATCH_LINES: usize = 1024;
 /// Text per batch (a batch also ends at this size).
-const BATCH_TEXT: usize = 128 * 1024;
+const BATCH_TEXT: usize = 256 * 1024;
 /// Batches in flight: bounds memory when grouping falls behind.
-const BATCHES_IN_FLIGHT: usize = 4;
+const BATCHES_IN_FLIGHT: usize = 8;
 
 /// Framed lines and the text they borrow from.
 #[derive(Default)]
@@ -28,7 +30,7 @@ pub struct FramedBatch {
     text: String,
     lines: Vec<FramedLine>,
     /// The records that start mid-line (rare), by line index.
-    embedded: Vec<(usize, RecordSpans)>,
+    embedded: Vec<(usize, RecordSpans, LineKind)>,
 }
 
 struct FramedLine {
@@ -36,6 +38,8 @@ struct FramedLine {
     offset: u64,
     text: Span,
     record: RecordSpans,
+    /// The message's class, for grouping (found here, where there is time).
+    kind: LineKind,
 }
 
 impl FramedBatch {
@@ -43,30 +47,43 @@ impl FramedBatch {
         let text = store_line(line, &mut self.text);
         let record = RecordSpans::store(&framed.first, line, text, &mut self.text);
         if let Some(embedded) = &framed.embedded {
+            let kind = classify(embedded.message, false);
             let embedded = RecordSpans::store(embedded, line, text, &mut self.text);
-            self.embedded.push((self.lines.len(), embedded));
+            self.embedded.push((self.lines.len(), embedded, kind));
         }
-        self.lines.push(FramedLine { number, offset, text, record });
+        let kind = classify(framed.first.message, false);
+        self.lines.push(FramedLine { number, offset, text, record, kind });
     }
 
     fn is_full(&self) -> bool {
         self.lines.len() >= BATCH_LINES || self.text.len() >= BATCH_TEXT
     }
 
-    /// Calls `each` with every line (number, byte offset, text, records)
-    /// in order; stops at the first error.
+    /// Calls `each` with every line (number, byte offset, text, records,
+    /// the records' classes) in order; stops at the first error.
     pub fn for_each(
         &self,
-        mut each: impl FnMut(u64, u64, &str, &Framed<'_>) -> io::Result<()>,
+        mut each: impl FnMut(u64, u64, &str, &Framed<'_>, Kinds) -> io::Result<()>,
     ) -> io::Result<()> {
         let mut embedded = self.embedded.iter().peekable();
         for (index, line) in self.lines.iter().enumerate() {
-            let inner = embedded.next_if(|(at, _)| *at == index).map(|(_, record)| record.load(&self.text));
-            let framed = Framed { first: line.record.load(&self.text), embedded: inner };
-            each(line.number, line.offset, line.text.of(&self.text), &framed)?;
+            let inner = embedded.next_if(|(at, _, _)| *at == index);
+            let framed = Framed {
+                first: line.record.load(&self.text),
+                embedded: inner.map(|(_, record, _)| record.load(&self.text)),
+            };
+            let kinds = Kinds { first: line.kind, embedded: inner.map(|&(_, _, kind)| kind) };
+            each(line.number, line.offset, line.text.of(&self.text), &framed, kinds)?;
         }
         Ok(())
     }
+}
+
+/// The classes of a framed line's records (see [`classify`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kinds {
+    pub first: LineKind,
+    pub embedded: Option<LineKind>,
 }
 
 /// The grouping end of a framing thread: batches arrive in order; used
@@ -140,11 +157,13 @@ mod tests {
         assert!(lines.iter().any(|l| frame_line(l).embedded.is_some()), "the test needs a record mid-line");
         let mut seen = 0;
         batch
-            .for_each(|number, offset, text, framed| {
+            .for_each(|number, offset, text, framed, kinds| {
                 let i = seen;
                 seen += 1;
                 assert_eq!((number, offset, text), (i as u64 + 1, i as u64 * 100, lines[i]));
                 assert_eq!(*framed, frame_line(lines[i]), "{}", lines[i]);
+                assert_eq!(kinds.first, classify(framed.first.message, false));
+                assert_eq!(kinds.embedded, framed.embedded.as_ref().map(|r| classify(r.message, false)));
                 Ok(())
             })
             .unwrap();

@@ -16,6 +16,7 @@ mod structured;
 use std::io::{self, BufRead, Read};
 
 use crate::engine::Engine;
+use crate::events::traceback::classify;
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
@@ -169,7 +170,7 @@ fn read_text<R: BufRead>(
     let mut summary = ReadSummary::default();
     while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
         let text = without_escapes(&line.text);
-        push_framed(line.number, line.offset, &text, &frame_line(&text), on_line, feeder)?;
+        push_framed(line.number, line.offset, &text, &frame_line(&text), None, on_line, feeder)?;
     }
     summary.cut_lines = lines.cut_lines();
     Ok(summary)
@@ -188,8 +189,8 @@ fn read_text_split<R: BufRead + Send>(
         let framing = scope.spawn(move || framer.run(reader, first));
         let mut grouped = Ok(());
         for batch in framings.batches.iter() {
-            grouped = batch.for_each(|number, offset, text, framed| {
-                push_framed(number, offset, text, framed, on_line, feeder)
+            grouped = batch.for_each(|number, offset, text, framed, kinds| {
+                push_framed(number, offset, text, framed, Some(kinds), on_line, feeder)
             });
             if grouped.is_err() {
                 break;
@@ -203,12 +204,14 @@ fn read_text_split<R: BufRead + Send>(
     })
 }
 
-/// Hands one framed line to the grouper.
+/// Hands one framed line to the grouper (with its records' classes, if
+/// the framing thread found them).
 fn push_framed(
     number: u64,
     offset: u64,
     text: &str,
     framed: &Framed<'_>,
+    kinds: Option<framer::Kinds>,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<()> {
@@ -219,7 +222,10 @@ fn push_framed(
         let entry = syslog_entry(&framed.first);
         return feeder.push_entry(number, offset, &entry, Format::Syslog);
     }
-    feeder.push(number, offset, text, framed)
+    match kinds {
+        Some(kinds) => feeder.push_classified(number, offset, text, framed, kinds),
+        None => feeder.push(number, offset, text, framed),
+    }
 }
 
 /// A syslog record with `#ooo`-escaped control characters, as an entry
@@ -286,14 +292,29 @@ struct Feeder<'f> {
 
 impl Feeder<'_> {
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
+        let kinds = framer::Kinds {
+            first: classify(framed.first.message, false),
+            embedded: framed.embedded.as_ref().map(|r| classify(r.message, false)),
+        };
+        self.push_classified(number, offset, text, framed, kinds)
+    }
+
+    fn push_classified(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        framed: &Framed<'_>,
+        kinds: framer::Kinds,
+    ) -> io::Result<()> {
         if self.grouper.wants_spare() {
             if let Some(event) = self.sink.spare() {
                 self.grouper.recycle(event);
             }
         }
-        self.grouper.push(number, offset, text, &framed.first);
-        if let Some(inner) = &framed.embedded {
-            self.grouper.push(number, offset, text, inner);
+        self.grouper.push_classified(number, offset, text, &framed.first, kinds.first);
+        if let (Some(inner), Some(kind)) = (&framed.embedded, kinds.embedded) {
+            self.grouper.push_classified(number, offset, text, inner, kind);
         }
         while let Some(event) = self.grouper.pop() {
             self.sink.take(event)?;
