@@ -179,12 +179,6 @@ impl<'r> Engine<'r> {
             run.note_pid(pid);
         }
 
-        // Benign rules silence the other rules on the lines they match.
-        let benign_lines: Vec<usize> =
-            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
-        let silenced =
-            |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
-
         let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
         for m in matches.iter().filter(|_| own_markers) {
             let rule = rules.rule(m.rule);
@@ -192,6 +186,18 @@ impl<'r> Engine<'r> {
                 run.add_marker(kind, event.lines[m.line].number, rule.stage, rule.phase.as_deref());
             }
         }
+        // Most events are one record that at most marks progress: nothing
+        // below concerns them.
+        if event.kind == EventKind::Record && matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker)
+        {
+            return;
+        }
+
+        // Benign rules silence the other rules on the lines they match.
+        let benign_lines: Vec<usize> =
+            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
+        let silenced =
+            |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
 
         // A match on the exception line speaks for a rule better than one on
         // the `raise …` source line above it.

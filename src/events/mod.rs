@@ -399,13 +399,10 @@ impl Grouper {
         event.kind = event_kind;
         event.cut_by_end = false;
         event.missing_exception = role != LineRole::Exception && event_kind == EventKind::Traceback;
-        self.open.push(Open {
-            key,
-            event,
-            state,
-            origin: record.origin.map(str::to_string),
-            last_touched: number,
-        });
+        self.open.push(Open { key, event, state, origin: None, last_touched: number });
+        if let (Some(origin), Some(open)) = (record.origin, self.open.last_mut()) {
+            open.origin = Some(origin.to_string());
+        }
     }
 
     fn finish_open(&mut self, open: Open, at_end: bool) {

@@ -136,19 +136,35 @@ impl<R: BufRead> LineReader<R> {
             if chunk.is_empty() {
                 break;
             }
+            // The whole lines of the buffer are checked for UTF-8 at once
+            // (much faster than line by line); then each is a slice.
+            let whole_from =
+                if pending == 0 { 0 } else { memchr::memchr(b'\n', chunk).map_or(chunk.len(), |i| i + 1) };
+            let whole_to = memchr::memrchr(b'\n', chunk).unwrap_or(0).max(whole_from);
+            let whole = std::str::from_utf8(&chunk[whole_from..whole_to]).ok();
             let mut start = 0;
             for end in memchr::memchr_iter(b'\n', chunk) {
                 let body = &chunk[start..end];
                 let consumed = pending + (end + 1 - start) as u64;
-                let (line, cut) = if pending == 0 {
-                    (&body[..body.len().min(MAX_LINE_BYTES)], body.len() > MAX_LINE_BYTES)
-                } else {
-                    keep_capped(buf, body);
-                    (&buf[..], pending + body.len() as u64 > buf.len() as u64)
-                };
                 *number += 1;
-                *cut_lines += u64::from(cut);
-                let go_on = each(line_of(line, *number, *offset, cut));
+                let line = match whole {
+                    Some(whole) if pending == 0 && body.len() <= MAX_LINE_BYTES => {
+                        let text = &whole[start - whole_from..end - whole_from];
+                        let text = text.strip_suffix('\r').unwrap_or(text);
+                        Line { number: *number, offset: *offset, text: Cow::Borrowed(text), cut: false }
+                    }
+                    _ if pending == 0 => {
+                        let cut = body.len() > MAX_LINE_BYTES;
+                        line_of(&body[..body.len().min(MAX_LINE_BYTES)], *number, *offset, cut)
+                    }
+                    _ => {
+                        keep_capped(buf, body);
+                        let cut = pending + body.len() as u64 > buf.len() as u64;
+                        line_of(buf, *number, *offset, cut)
+                    }
+                };
+                *cut_lines += u64::from(line.cut);
+                let go_on = each(line);
                 *offset += consumed;
                 buf.clear();
                 pending = 0;
@@ -248,8 +264,9 @@ mod tests {
         let mut long = vec![b'y'; MAX_LINE_BYTES];
         long.extend_from_slice(b"\r\n\nz\r\n");
         long.extend_from_slice(&[b'w'; MAX_LINE_BYTES + 3]);
-        let inputs: [&[u8]; 7] = [
+        let inputs: [&[u8]; 8] = [
             b"first\r\nsecond\n\nlast-no-newline",
+            "café\nnaïve ✓\r\n…\n".as_bytes(),
             b"a\xff\x00b\n\xe2\x82",
             b"\n\n\r\n",
             b"ends with CR\r",
