@@ -564,34 +564,44 @@ fn line_into(
 
 /// A stream's identity as a hash of the fields that name its writer.
 fn stream_key(record: &Record<'_>) -> u64 {
-    use std::hash::{Hash, Hasher};
     if !record.has_stream() {
         return 0;
     }
-    let mut h = StreamHasher(0);
-    record.host.hash(&mut h);
-    record.identifier.hash(&mut h);
-    record.pid.hash(&mut h);
-    record.process.hash(&mut h);
+    let mut h = StreamHash(0);
+    h.name(record.host);
+    h.name(record.identifier);
+    h.word(record.pid.map_or(u64::MAX, u64::from));
+    h.name(record.process);
     // Never 0: 0 is the stream of input with no prefixes at all.
     h.finish() | 1
 }
 
-/// A fast hash for stream keys (computed for every line; a collision
-/// could only merge two streams' events, and needs equal-length names).
-struct StreamHasher(u64);
+/// A fast hash for stream keys, computed for every line: eight bytes at a
+/// time (a collision could only merge two streams' events).
+struct StreamHash(u64);
 
-impl std::hash::Hasher for StreamHasher {
-    fn write(&mut self, bytes: &[u8]) {
+impl StreamHash {
+    fn word(&mut self, word: u64) {
         const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+
+    /// A name; its last bytes are padded into one word whose top byte
+    /// holds how many there were, so every name ends in a distinct word.
+    fn name(&mut self, name: Option<&str>) {
+        let Some(name) = name else {
+            self.word(u64::MAX - 1);
+            return;
+        };
+        let mut chunks = name.as_bytes().chunks_exact(8);
         for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+            self.word(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        last[7] = rest.len() as u8;
+        self.word(u64::from_le_bytes(last));
     }
 
     fn finish(&self) -> u64 {

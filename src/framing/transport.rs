@@ -358,8 +358,10 @@ fn finish_identity<'a>(
     after_colon: usize,
     record: &mut Record<'a>,
 ) -> Option<usize> {
-    let (name, pid) = match ident.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
-        Some((name, pid)) => (name, Some(pid.parse::<u32>().ok()?)),
+    let bracketed =
+        ident.strip_suffix(']').and_then(|s| Some((s, s.as_bytes().iter().rposition(|&b| b == b'[')?)));
+    let (name, pid) = match bracketed {
+        Some((s, open)) => (&s[..open], Some(s[open + 1..].parse::<u32>().ok()?)),
         None => (ident, None),
     };
     let first = name.chars().next()?;

@@ -147,7 +147,7 @@ impl<'f> Session<'f> {
         }
         let text = without_escapes(&text);
         let framed = frame_line(&text);
-        if framed.first.has_stream() && framed.first.message.contains("#012") {
+        if framed.first.has_stream() && has_syslog_newline(framed.first.message) {
             return self.feeder.push_entry(number, 0, &syslog_entry(&framed.first), Format::Syslog);
         }
         self.feeder.push(number, 0, &text, &framed)
@@ -218,7 +218,7 @@ fn push_framed(
     on_line(number, framed.first.formats);
     // rsyslog writes a multi-line message on one line, its newlines
     // escaped as `#012`: read it as the entry it was.
-    if framed.first.has_stream() && framed.first.message.contains("#012") {
+    if framed.first.has_stream() && has_syslog_newline(framed.first.message) {
         let entry = syslog_entry(&framed.first);
         return feeder.push_entry(number, offset, &entry, Format::Syslog);
     }
@@ -226,6 +226,13 @@ fn push_framed(
         Some(kinds) => feeder.push_classified(number, offset, text, framed, kinds),
         None => feeder.push(number, offset, text, framed),
     }
+}
+
+/// Whether a message holds rsyslog's escaped newline `#012` (checked on
+/// every journal line, most of which have a few `#`).
+fn has_syslog_newline(message: &str) -> bool {
+    let bytes = message.as_bytes();
+    memchr::memchr_iter(b'#', bytes).any(|at| bytes.get(at + 1..at + 4) == Some(b"012"))
 }
 
 /// A syslog record with `#ooo`-escaped control characters, as an entry
