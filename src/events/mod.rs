@@ -315,10 +315,18 @@ impl Grouper {
                 }
                 return;
             }
-            let done = self.open.swap_remove(i);
-            self.finish_open(done, false);
+            // The stream's next record: its event takes the open one's
+            // place (most lines go this way).
+            let (event, state) = self.new_event(number, offset, text, record, kind);
+            let open = &mut self.open[i];
+            let done = std::mem::replace(&mut open.event, event);
+            let done_state = std::mem::replace(&mut open.state, state);
+            set_origin(&mut open.origin, record.origin);
+            open.last_touched = number;
+            self.finish_event(done, done_state, false);
+        } else {
+            self.start(key, number, offset, text, record, kind);
         }
-        self.start(key, number, offset, text, record, kind);
         self.close_idle();
     }
 
@@ -358,7 +366,30 @@ impl Grouper {
         }
     }
 
+    /// Opens an event for a stream that has none open.
     fn start(&mut self, key: u64, number: u64, offset: u64, text: &str, record: &Record<'_>, kind: LineKind) {
+        if self.open.len() >= MAX_OPEN_STREAMS {
+            let oldest = (0..self.open.len()).min_by_key(|&i| self.open[i].last_touched).unwrap_or(0);
+            let done = self.open.swap_remove(oldest);
+            self.finish_open(done, false);
+        }
+        let (event, state) = self.new_event(number, offset, text, record, kind);
+        self.open.push(Open { key, event, state, origin: None, last_touched: number });
+        if let Some(open) = self.open.last_mut() {
+            set_origin(&mut open.origin, record.origin);
+        }
+    }
+
+    /// An event whose first line is `record` (reusing a spare one's
+    /// buffers), and the state it opens in.
+    fn new_event(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        record: &Record<'_>,
+        kind: LineKind,
+    ) -> (Box<Event>, State) {
         let message = record.message;
         let (event_kind, state, role) = match kind {
             LineKind::Header => (EventKind::Traceback, State::Frames, LineRole::TracebackHeader),
@@ -369,11 +400,6 @@ impl Grouper {
             }
             _ => (EventKind::Record, State::Single, LineRole::Text),
         };
-        if self.open.len() >= MAX_OPEN_STREAMS {
-            let oldest = (0..self.open.len()).min_by_key(|&i| self.open[i].last_touched).unwrap_or(0);
-            let done = self.open.swap_remove(oldest);
-            self.finish_open(done, false);
-        }
         let mut event = self.spare.pop().unwrap_or_else(|| {
             Box::new(Event {
                 kind: event_kind,
@@ -399,17 +425,18 @@ impl Grouper {
         event.kind = event_kind;
         event.cut_by_end = false;
         event.missing_exception = role != LineRole::Exception && event_kind == EventKind::Traceback;
-        self.open.push(Open { key, event, state, origin: None, last_touched: number });
-        if let (Some(origin), Some(open)) = (record.origin, self.open.last_mut()) {
-            open.origin = Some(origin.to_string());
-        }
+        (event, state)
     }
 
     fn finish_open(&mut self, open: Open, at_end: bool) {
-        let mut event = open.event;
+        self.finish_event(open.event, open.state, at_end);
+    }
+
+    /// Closes an event that was open in `state`.
+    fn finish_event(&mut self, mut event: Box<Event>, state: State, at_end: bool) {
         if event.kind == EventKind::Traceback {
             event.missing_exception = !event.lines.iter().any(|l| l.role == LineRole::Exception);
-            event.cut_by_end = at_end && open.state == State::Frames;
+            event.cut_by_end = at_end && state == State::Frames;
             // Blank lines after the exception belong to the gap, not the event.
             while event.lines.len() > 1 && event.lines.last().is_some_and(|l| l.role == LineRole::Blank) {
                 event.lines.pop();
@@ -533,6 +560,18 @@ fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: L
     line_into(String::new(), number, offset, text, record, role)
 }
 
+/// Sets an open event's origin, reusing its buffer.
+fn set_origin(slot: &mut Option<String>, origin: Option<&str>) {
+    match (slot.as_mut(), origin) {
+        (Some(buffer), Some(origin)) => {
+            buffer.clear();
+            buffer.push_str(origin);
+        }
+        (None, Some(origin)) => *slot = Some(origin.to_string()),
+        (_, None) => *slot = None,
+    }
+}
+
 /// An event line whose text is copied into `buffer`.
 fn line_into(
     mut buffer: String,
@@ -597,11 +636,11 @@ impl StreamHash {
         for chunk in &mut chunks {
             self.word(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         }
+        // Gathered by shifts: copying them into a padded array and reading
+        // that back as a word stalls on the store.
         let rest = chunks.remainder();
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        last[7] = rest.len() as u8;
-        self.word(u64::from_le_bytes(last));
+        let tail = rest.iter().rev().fold(0u64, |word, &b| (word << 8) | u64::from(b));
+        self.word(tail | (rest.len() as u64) << 56);
     }
 
     fn finish(&self) -> u64 {

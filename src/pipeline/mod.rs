@@ -231,8 +231,9 @@ fn push_framed(
 /// Whether a message holds rsyslog's escaped newline `#012` (checked on
 /// every journal line, most of which have a few `#`).
 fn has_syslog_newline(message: &str) -> bool {
-    let bytes = message.as_bytes();
-    memchr::memchr_iter(b'#', bytes).any(|at| bytes.get(at + 1..at + 4) == Some(b"012"))
+    static NEWLINE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"#012"));
+    NEWLINE.find(message.as_bytes()).is_some()
 }
 
 /// A syslog record with `#ooo`-escaped control characters, as an entry

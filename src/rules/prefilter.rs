@@ -186,9 +186,9 @@ fn shape_words(bytes: &[u8], shape: &mut Vec<u64>) -> u64 {
     shape.clear();
     shape.extend(chunks.map(|chunk| shape_word(u64::from_le_bytes(chunk.try_into().expect("eight bytes")))));
     if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        shape.push(shape_word(u64::from_le_bytes(last)));
+        // Gathered by shifts (a padded copy read back as a word stalls).
+        let last = rest.iter().rev().fold(0u64, |word, &b| (word << 8) | u64::from(b));
+        shape.push(shape_word(last));
     }
     let sum = shape.iter().fold(bytes.len() as u64, |sum, &word| sum.rotate_left(23) ^ word);
     let hash = sum.wrapping_mul(K);
