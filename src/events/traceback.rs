@@ -54,8 +54,10 @@ pub fn classify(message: &str, in_traceback: bool) -> LineKind {
     // it opens like a frame or a chain separator.
     let bytes = message.as_bytes();
     if let (Some(&first), Some(&last)) = (bytes.first(), bytes.trim_ascii_end().last()) {
-        let plain_start = first.is_ascii_alphanumeric() && !matches!(first, b'F' | b'T' | b'D' | b'f');
-        if plain_start && last.is_ascii_graphic() && last != b':' {
+        let opens_otherwise = ["File \"", "The above exception", "During handling", "frame #"]
+            .iter()
+            .any(|opening| message.starts_with(opening));
+        if first.is_ascii_alphanumeric() && !opens_otherwise && last.is_ascii_graphic() && last != b':' {
             return match exception_name(message, in_traceback) {
                 Some(_) => LineKind::Exception,
                 None => LineKind::Other,
@@ -200,6 +202,15 @@ mod tests {
         );
         assert_eq!(classify("    | ValueError: bad 0", true), LineKind::Exception);
         assert_eq!(classify("Decode batch. #running-req: 413, #queue-req: 0, ", false), LineKind::Other);
+        assert_eq!(classify("File \"/a.py\", line 3, in f", false), LineKind::Frame);
+        assert_eq!(
+            classify("During handling of the above exception, another exception occurred", false),
+            LineKind::Chain
+        );
+        assert_eq!(
+            classify("frame #3: c10::Error::Error() + 0x96 (0x7f in libc10.so)", false),
+            LineKind::NativeFrame
+        );
         assert_eq!(classify("ValueError: bad value \t ", false), LineKind::Exception);
         assert_eq!(classify("Traceback (most recent call last):  ", false), LineKind::Header);
         assert_eq!(classify("Stack (most recent call first): ", false), LineKind::DumpHeader);
