@@ -2,8 +2,8 @@
 # Throughput and memory against the yardstick in ../shared/bench: logdiag
 # diagnosing the generated server log (plain and journal-wrapped) versus
 # ripgrep searching it for grep-patterns.txt, timed side by side by
-# hyperfine in one run; peak memory at two input sizes; a directory of
-# files with all cores versus one.
+# hyperfine in one run (in alternating rounds); peak memory at three input
+# sizes; a directory of files with all cores versus one.
 #
 #   benches/throughput.sh [MEGABYTES] [BIG_MEGABYTES]     (default 256 1024)
 #
@@ -17,6 +17,7 @@ BENCH=../shared/bench
 DIR=${BENCH_DIR:-/tmp/logdiag-bench}
 BIN=target/release/logdiag
 RUNS=${RUNS:-7}
+ROUNDS=${ROUNDS:-7}
 mkdir -p "$DIR"
 cargo build --release -q
 
@@ -41,14 +42,25 @@ check() { # file: the crash at the end must be found
     [ "$code" = 1 ] && [ "$category" = flashinfer-unsupported-arch ] || { echo "  WRONG DIAGNOSIS"; exit 1; }
 }
 
+# Medians, in jq: the middle of a sorted list.
+MEDIAN='def median: sort | .[length / 2 | floor];'
+
 compare() { # label file
-    local json="$DIR/hyperfine-$1.json"
-    hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
-        -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
-        -n logdiag "$BIN --format json $2" > /dev/null 2>&1
-    jq -r --arg name "$1" '
-        (.results | map({(.command): .median}) | add) as $m
-        | "\($name): ripgrep \($m.ripgrep * 1000 | floor) ms, logdiag \($m.logdiag * 1000 | floor) ms (medians of \(.results[0].times | length)): logdiag/ripgrep = \($m.logdiag / $m.ripgrep * 100 | floor / 100)"' "$json"
+    # Shared machines have slow and fast phases lasting seconds, so the two
+    # commands take turns: ROUNDS rounds of a few runs each, and the ratio
+    # is the median of the rounds' ratios.
+    local rounds="$DIR/rounds-$1.jsonl" json="$DIR/hyperfine-$1.json"
+    : > "$rounds"
+    for _ in $(seq "$ROUNDS"); do
+        hyperfine -N -w 1 -r 3 -i --export-json "$json" \
+            -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
+            -n logdiag "$BIN --format json $2" > /dev/null 2>&1
+        jq -c '.results | map({(.command): .times}) | add' "$json" >> "$rounds"
+    done
+    jq -rs --arg name "$1" "$MEDIAN"'
+        (map(.ripgrep[]) | median) as $rg | (map(.logdiag[]) | median) as $ld
+        | (map((.logdiag | median) / (.ripgrep | median)) | median) as $ratio
+        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, in \(length) alternating rounds): logdiag/ripgrep = \($ratio * 100 | floor / 100)"' "$rounds"
 }
 
 echo "time, ${SIZE} MiB:"
