@@ -130,7 +130,9 @@ fn rotation_and_truncation_mid_run() {
     let log = dir.path().join("sglang-server.log");
     append(&log, &NEW_LAUNCH[..2]);
     let child = spawn_watch(&[log.to_str().unwrap(), "--until", "ready", "--timeout", "60s"]);
-    sleep(Duration::from_millis(500));
+    // The watcher must have opened the file before it is renamed; a debug
+    // build on a loaded machine can take most of a second to start.
+    sleep(Duration::from_millis(1500));
     // logrotate's create mode: the file is renamed and a new one started.
     std::fs::rename(&log, dir.path().join("sglang-server.log.1")).unwrap();
     append(&log, &NEW_LAUNCH[2..4]);

@@ -6,6 +6,9 @@
 //! `export`), recognised by its first bytes. Structured entries become the
 //! same records as text lines, with the journal fields as the transport
 //! layer; their MESSAGE is what reports show.
+//!
+//! In batch mode a text source is read and framed on a thread of its own
+//! ([`framer`]) while this one groups lines into events and hands them on.
 
 mod escapes;
 mod framer;
@@ -20,7 +23,7 @@ use crate::events::traceback::classify;
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
-use crate::input::{with_head, Line, LineReader, MAX_LINE_BYTES};
+use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
 pub use sink::{Borrowing, EventSink};
@@ -84,19 +87,9 @@ impl<'f> Session<'f> {
         reader: R,
         on_line: &mut impl FnMut(u64, FormatSet),
     ) -> io::Result<ReadSummary> {
-        let (head, reader) = with_head(reader, SNIFF_BYTES);
-        let first = self.last_line + 1;
-        let mut last = self.last_line;
-        let mut counting = |number: u64, formats: FormatSet| {
-            last = last.max(number);
-            on_line(number, formats);
-        };
-        let summary = match structured::sniff(&head) {
-            Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
-            None => read_text(reader, first, &mut counting, &mut self.feeder)?,
-        };
-        self.last_line = last;
-        Ok(summary)
+        self.read_with(reader, on_line, |reader, first, mut on_line, feeder| {
+            read_text(reader, first, &mut on_line, feeder)
+        })
     }
 
     /// Like [`Session::read`], but text is read and framed on a thread of
@@ -107,6 +100,24 @@ impl<'f> Session<'f> {
         reader: R,
         on_line: &mut impl FnMut(u64, FormatSet),
     ) -> io::Result<ReadSummary> {
+        self.read_with(reader, on_line, |reader, first, mut on_line, feeder| {
+            read_text_split(reader, first, &mut on_line, feeder)
+        })
+    }
+
+    /// Recognises the part's shape from its head; reads a structured
+    /// journal here, and text with `read_text`.
+    fn read_with<R: BufRead>(
+        &mut self,
+        reader: R,
+        on_line: &mut impl FnMut(u64, FormatSet),
+        read_text: impl FnOnce(
+            WithHead<R>,
+            u64,
+            &mut dyn FnMut(u64, FormatSet),
+            &mut Feeder<'f>,
+        ) -> io::Result<ReadSummary>,
+    ) -> io::Result<ReadSummary> {
         let (head, reader) = with_head(reader, SNIFF_BYTES);
         let first = self.last_line + 1;
         let mut last = self.last_line;
@@ -116,7 +127,7 @@ impl<'f> Session<'f> {
         };
         let summary = match structured::sniff(&head) {
             Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
-            None => read_text_split(reader, first, &mut counting, &mut self.feeder)?,
+            None => read_text(reader, first, &mut counting, &mut self.feeder)?,
         };
         self.last_line = last;
         Ok(summary)
