@@ -1,9 +1,9 @@
 //! Framing on a thread of its own, for text read in batch mode.
 //!
-//! Reading and framing a line costs about as much as grouping it or judging
-//! it, so a file is read and framed on one thread, grouped on a second and
-//! judged on a third. The framing thread hands lines over in
-//! [`FramedBatch`]es: their text in one buffer, each record as
+//! Reading, framing and classifying a line cost about as much as grouping
+//! it and judging its event, so a file is read and framed on one thread
+//! while the other groups and judges. The framing thread hands lines over
+//! in [`FramedBatch`]es: their text in one buffer, each record as
 //! [`RecordSpans`] into it. Used batches come back, so their buffers are
 //! reused and memory stays bounded.
 
@@ -82,14 +82,18 @@ impl FramedBatch {
 /// The classes of a framed line's records (see [`classify`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kinds {
+    /// The class of the record that starts the line.
     pub first: LineKind,
+    /// The class of the record that starts mid-line, if there is one.
     pub embedded: Option<LineKind>,
 }
 
 /// The grouping end of a framing thread: batches arrive in order; used
 /// ones go back.
 pub struct Framings {
+    /// Framed lines, in input order.
     pub batches: Receiver<FramedBatch>,
+    /// Where used batches go back.
     pub used: mpsc::Sender<FramedBatch>,
 }
 
