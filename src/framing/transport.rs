@@ -335,12 +335,16 @@ fn identity<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     if let Some(ident) = first.strip_suffix(':') {
         return finish_identity(line, None, ident, first_end, record);
     }
-    identity_with_host(line, pos, record)
+    after_host(line, pos, first_end, record)
 }
 
 /// `host ident[pid]: ` only (the host is required).
 fn identity_with_host<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
-    let host_end = token_end(line, pos);
+    after_host(line, pos, token_end(line, pos), record)
+}
+
+/// `ident[pid]: ` after the host that ends at `host_end`.
+fn after_host<'a>(line: &'a str, pos: usize, host_end: usize, record: &mut Record<'a>) -> Option<usize> {
     if host_end == pos || line.as_bytes().get(host_end) != Some(&b' ') {
         return None;
     }
