@@ -9,7 +9,9 @@
 //! `(?i)` patterns fit). A rule whose regex has no such literals of at
 //! least [`MIN_LITERAL`] bytes is a candidate on every line.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, BuildError, MatchKind};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// Shortest literal worth searching for; shorter ones match too often.
@@ -17,10 +19,20 @@ const MIN_LITERAL: usize = 3;
 /// Most literals one rule may contribute (large alternations give up).
 const MAX_LITERALS: usize = 64;
 
+/// Searches a reader makes before the prefilter builds its faster
+/// automaton (text whose lines rarely repeat a shape).
+const SEARCHES_BEFORE_DFA: u32 = 4096;
+
 /// Finds the rules that may match a line.
 #[derive(Debug, Clone)]
 pub struct Prefilter {
+    /// The shaped literals, in an automaton that is quick to build.
     automaton: AhoCorasick,
+    /// The same as a DFA: about twice as fast to search, but it takes
+    /// 15 ms and 4 MiB to build, so it is built only for a reader that
+    /// keeps meeting new shapes (varied text, where the memo helps little).
+    dfa: OnceLock<AhoCorasick>,
+    literals: Vec<Vec<u8>>,
     /// For each automaton pattern, the rules that require it.
     owners: Vec<Vec<usize>>,
     /// Rules with no required literals, as a bit set: candidates on every
@@ -58,6 +70,8 @@ pub struct CandidateScratch {
     bits: Vec<u64>,
     out: Vec<Candidate>,
     memo: Vec<MemoSlot>,
+    /// Literal searches made so far (memo misses).
+    searches: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -108,12 +122,8 @@ impl Prefilter {
                 }
             }
         }
-        let automaton = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&literals)
-            .expect("literal patterns always build");
-        Prefilter { automaton, owners, always, unfiltered }
+        let automaton = automaton(&literals, None).expect("literal patterns always build");
+        Prefilter { automaton, dfa: OnceLock::new(), literals, owners, always, unfiltered }
     }
 
     /// The rules that may match `message`, in rule order.
@@ -126,11 +136,11 @@ impl Prefilter {
     /// The candidates are remembered with their shape, so the verdicts of
     /// [`digit_blind`] regexes recorded in them hold for later messages.
     pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> &'s mut [Candidate] {
-        let CandidateScratch { shape, bytes, bits, out, memo } = scratch;
+        let CandidateScratch { shape, bytes, bits, out, memo, searches } = scratch;
         let len = message.len();
         let hash = shape_words(message.as_bytes(), shape);
         if len > MEMO_MAX_SHAPE {
-            self.search(shape_bytes(shape, len, bytes), bits, out);
+            self.search(shape_bytes(shape, len, bytes), searches, bits, out);
             return out;
         }
         if memo.is_empty() {
@@ -140,7 +150,7 @@ impl Prefilter {
         let same =
             slot.hash == hash && slot.len == len && slot.shape.iter().zip(shape.iter()).all(|(a, b)| a == b);
         if !same {
-            self.search(shape_bytes(shape, len, bytes), bits, &mut slot.candidates);
+            self.search(shape_bytes(shape, len, bytes), searches, bits, &mut slot.candidates);
             slot.hash = hash;
             slot.len = len;
             slot.shape.clear();
@@ -149,10 +159,19 @@ impl Prefilter {
         &mut slot.candidates
     }
 
-    fn search(&self, shape: &[u8], bits: &mut Vec<u64>, out: &mut Vec<Candidate>) {
+    fn search(&self, shape: &[u8], searches: &mut u32, bits: &mut Vec<u64>, out: &mut Vec<Candidate>) {
+        *searches = searches.saturating_add(1);
+        let automaton = if *searches > SEARCHES_BEFORE_DFA {
+            self.dfa.get_or_init(|| {
+                automaton(&self.literals, Some(AhoCorasickKind::DFA))
+                    .unwrap_or_else(|_| self.automaton.clone())
+            })
+        } else {
+            &self.automaton
+        };
         bits.clear();
         bits.extend_from_slice(&self.always);
-        for found in self.automaton.find_overlapping_iter(shape) {
+        for found in automaton.find_overlapping_iter(shape) {
             for &rule in &self.owners[found.pattern().as_usize()] {
                 bits[rule / 64] |= 1 << (rule % 64);
             }
@@ -172,6 +191,16 @@ impl Prefilter {
     pub fn unfiltered(&self) -> usize {
         self.unfiltered
     }
+}
+
+/// The shaped literals as one automaton (ASCII case-insensitive, so `(?i)`
+/// patterns fit) of `kind` (the builder's choice if `None`).
+fn automaton(literals: &[Vec<u8>], kind: Option<AhoCorasickKind>) -> Result<AhoCorasick, BuildError> {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(kind)
+        .build(literals)
 }
 
 /// Writes the shape of `bytes` as little-endian words and returns its
@@ -405,6 +434,41 @@ mod tests {
         assert_eq!(rules(filter.candidates("code=killed, status=6/KILL", &mut scratch)), [0, 1]);
         assert_eq!(rules(filter.candidates("code=killed, status=15/KILL", &mut scratch)), [1]);
         assert_eq!(rules(filter.candidates("", &mut scratch)), [1]);
+    }
+
+    #[test]
+    fn the_faster_automaton_finds_the_same_rules() {
+        let filter = filter(&[r"status=9/KILL", r"\d+", r"(?i)out of memory", r"sm75|sm80"]);
+        // Every line a new shape: a word spelt from its number in letters.
+        let word = |mut i: u32| {
+            let mut w = String::new();
+            loop {
+                w.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+                if i == 0 {
+                    break w;
+                }
+            }
+        };
+        let lines: Vec<String> = (0..SEARCHES_BEFORE_DFA + 50)
+            .map(|i| match i % 4 {
+                0 => format!("{}.service: code=killed, status=9/KILL", word(i)),
+                1 => format!("CUDA OUT OF MEMORY on {}", word(i)),
+                2 => format!("needs sm75 or {}", word(i)),
+                _ => format!("nothing {}", word(i)),
+            })
+            .collect();
+        let expected = |line: &str| match line {
+            l if l.contains("KILL") => vec![0, 1],
+            l if l.contains("MEMORY") => vec![1, 2],
+            l if l.contains("sm75") => vec![1, 3],
+            _ => vec![1],
+        };
+        let mut scratch = CandidateScratch::default();
+        for line in &lines {
+            assert_eq!(rules(filter.candidates(line, &mut scratch)), expected(line), "{line}");
+        }
+        assert!(scratch.searches > SEARCHES_BEFORE_DFA && filter.dfa.get().is_some(), "the DFA was used");
     }
 
     #[test]
