@@ -1,25 +1,42 @@
-//! Watching a log: the state of the current run, reported as it changes,
-//! and when to stop (`logdiag watch --until …`). Pure: diagnoses in,
-//! changes and decisions out; the command line does the following and the
-//! printing.
+//! Watching a log: the state of the current launch, reported as it
+//! changes, and when to stop (`logdiag watch --until …`). Pure: diagnoses
+//! and times in, changes and decisions out; the command line does the
+//! reading and the printing.
 //!
-//! Lines already in the log when watching starts establish the current
-//! state. If the latest run there has already ended (crashed or stopped) it
-//! is history: it is reported once, and the watch waits for the next run.
-//!
-//! A crash with evidence of death (high confidence: a cause and then a
-//! kill, an exit, a sigquit) is decided at once. A weaker one (a failure
-//! with no sign yet that the process died, a lone symptom) waits
-//! [`CRASH_GRACE`]: if the run makes progress meanwhile, it survived.
+//! - **The current launch** is the latest run in the log, whenever its
+//!   lines were written: a launch that crashed before watching began is
+//!   decided at once. Earlier runs are history; the one just before the
+//!   current one is reported once, marked as such. When the caller knows
+//!   where the launch began (`--after-line N`), the runs up to line N are
+//!   history, and until a line after N comes there is no current launch.
+//! - **Readiness is proven, never assumed**: `ready` needs a line showing
+//!   that a generation completed (the run's `ready` evidence); a server
+//!   that is up or answers requests is `listening`. After the proof, more
+//!   progress is `serving`.
+//! - **A crash** with evidence of death (high confidence: a cause and then
+//!   a kill, an exit, a sigquit) is decided at once. A weaker one (a
+//!   failure with no sign yet that the process died, a lone symptom) waits
+//!   [`CRASH_GRACE`] from when its lines were written: if the run makes
+//!   progress meanwhile, it survived.
+//! - **A hang**: the last progress line reported requests running or
+//!   waiting, and no progress line has come for the hang time. A new
+//!   progress line retracts it.
 
 use std::time::{Duration, Instant};
 
-use crate::engine::diagnosis::{Confidence, Diagnosis, Outcome, Run};
+use crate::engine::diagnosis::{Confidence, Evidence, Outcome, Run};
+use crate::engine::Diagnosis;
 
 /// How long a crash without evidence of death waits for signs of life.
 pub const CRASH_GRACE: Duration = Duration::from_secs(5);
 
-/// Where the current run stands.
+/// Exit code when the input ended, or the run stopped, before the awaited
+/// state.
+pub const EXIT_ENDED_FIRST: i32 = 4;
+/// Exit code when the current launch hung.
+pub const EXIT_HUNG: i32 = 5;
+
+/// Where the current launch stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
     /// Started; no start-up phase seen yet.
@@ -27,10 +44,15 @@ pub enum State {
     /// A start-up phase (`loading-weights`, `allocating-kv-cache`,
     /// `capturing-cuda-graphs`, `autotuning`).
     Phase(String),
-    /// Ready to serve.
+    /// Up (its HTTP server listens, it may answer requests), but no
+    /// generation proven yet.
+    Listening,
+    /// A line proved that a generation completed.
     Ready,
-    /// Serving (batches or requests seen).
+    /// Ready, and working on.
     Serving,
+    /// Work was pending and no progress came for the hang time.
+    Hung,
     /// Stopped in an orderly way.
     Stopped,
     /// Crashed.
@@ -43,8 +65,10 @@ impl State {
         match self {
             State::Starting => "starting",
             State::Phase(phase) => phase,
+            State::Listening => "listening",
             State::Ready => "ready",
             State::Serving => "serving",
+            State::Hung => "hung",
             State::Stopped => "stopped",
             State::Crashed => "crashed",
         }
@@ -56,16 +80,17 @@ impl State {
     }
 }
 
-/// The state of a judged run.
+/// The state of a judged run, leaving hangs aside (they take a clock).
 pub fn state_of(run: &Run) -> State {
     match run.outcome {
         Outcome::Crash => State::Crashed,
         Outcome::Stopped => State::Stopped,
-        Outcome::Healthy if run.phase.as_deref() == Some("serving") => State::Serving,
-        Outcome::Healthy => State::Ready,
-        Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
-            Some(phase) if phase != "ready" && phase != "serving" => State::Phase(phase.to_string()),
-            _ => State::Starting,
+        Outcome::Healthy | Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
+            None => State::Starting,
+            Some("listening") => State::Listening,
+            Some("ready") => State::Ready,
+            Some("serving") => State::Serving,
+            Some(phase) => State::Phase(phase.to_string()),
         },
     }
 }
@@ -75,17 +100,13 @@ pub fn state_of(run: &Run) -> State {
 pub enum Until {
     /// Report changes until the input ends.
     Never,
-    /// Stop when the run is ready (0) or crashes (1 or 3).
+    /// Stop when the launch is ready (0), crashes (1 or 3) or hangs (5).
     Ready,
-    /// Stop when the run crashes (1 or 3).
+    /// Stop when the launch crashes (1 or 3) or hangs (5).
     Crash,
-    /// Stop when the run ends: crash (1 or 3) or stop (0).
+    /// Stop when the launch ends: crash (1 or 3), hang (5) or stop (0).
     Exit,
 }
-
-/// Exit code when the input ended, or the run stopped, before the awaited
-/// state.
-pub const EXIT_ENDED_FIRST: i32 = 4;
 
 /// A reported change of state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,81 +115,120 @@ pub struct Change {
     pub run: Run,
     /// Its new state.
     pub state: State,
-    /// The run is history: it had already ended when watching started.
+    /// The run is history: an earlier launch than the current one.
     pub history: bool,
+    /// The line that decided the state: the proof of readiness (`ready`,
+    /// `serving`), the last progress line (`hung`), the decisive line
+    /// (`crashed`).
+    pub evidence: Option<Evidence>,
 }
 
-/// Follows the states of the latest run across diagnoses.
+/// How the watch is set up.
+#[derive(Debug, Clone, Copy)]
+pub struct WatchOptions {
+    /// What to stop at.
+    pub until: Until,
+    /// How long pending work may go without progress before the launch
+    /// counts as hung.
+    pub hang_after: Duration,
+    /// The runs that begin at or before this stream line are history.
+    pub after_line: Option<u64>,
+}
+
+/// Follows the states of the current launch across diagnoses.
 #[derive(Debug)]
 pub struct Watcher {
-    until: Until,
+    options: WatchOptions,
     /// Stream line of the run being watched, and its last state.
     current: Option<(u64, State)>,
-    /// Stream line of a run that had ended before watching started.
-    history: Option<u64>,
-    started: bool,
+    /// The history run was reported.
+    history_told: bool,
     /// A crash not yet decided: its run, and since when it has looked so.
-    pending: Option<(u64, Instant)>,
+    pending_crash: Option<(u64, Instant)>,
+    /// The current run's last work line, and when it was written (at the
+    /// latest).
+    work_seen: Option<(u64, Instant)>,
+    /// When the lines read so far were written, at the latest: the moment
+    /// watching began for what the log already held, then each update.
+    written: Option<Instant>,
 }
 
 impl Watcher {
-    /// A watcher that stops as `until` says.
-    pub fn new(until: Until) -> Self {
-        Watcher { until, current: None, history: None, started: false, pending: None }
+    /// A watcher set up as `options` says.
+    pub fn new(options: WatchOptions) -> Self {
+        Watcher {
+            options,
+            current: None,
+            history_told: false,
+            pending_crash: None,
+            work_seen: None,
+            written: None,
+        }
     }
 
-    /// True while a crash waits out [`CRASH_GRACE`]: judge again even
-    /// without new lines.
-    pub fn is_pending(&self) -> bool {
-        self.pending.is_some()
-    }
-
-    /// Takes the diagnosis of what the log held when watching started.
-    pub fn start(&mut self, diagnosis: &Diagnosis) -> (Vec<Change>, Option<i32>) {
-        self.started = false;
-        self.update_at(diagnosis, Instant::now())
-    }
-
-    /// Takes a new diagnosis: the changes to report, and an exit code when
-    /// the awaited state was reached.
-    pub fn update(&mut self, diagnosis: &Diagnosis) -> (Vec<Change>, Option<i32>) {
-        self.update_at(diagnosis, Instant::now())
-    }
-
-    /// [`Watcher::update`] at a given time (tests).
-    pub fn update_at(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, Option<i32>) {
-        if !self.started {
-            self.started = true;
-            if let Some(run) = diagnosis.runs.last().filter(|r| state_of(r).is_end()) {
-                self.history = Some(run.stream_first_line);
-                return (vec![Change { run: run.clone(), state: state_of(run), history: true }], None);
+    /// Takes the diagnosis of what the log held when watching began.
+    /// `written` is when those lines were last written (a file's
+    /// modification time), so that a crash or a silence that began before
+    /// watching counts from then.
+    pub fn start(
+        &mut self,
+        diagnosis: &Diagnosis,
+        now: Instant,
+        written: Instant,
+    ) -> (Vec<Change>, Option<i32>) {
+        self.written = Some(written.min(now));
+        let mut changes = Vec::new();
+        if !self.history_told {
+            if let Some(run) = self.history(diagnosis) {
+                self.history_told = true;
+                changes.push(self.change(run, state_of(run), true));
             }
         }
-        let Some(run) = diagnosis.runs.last() else { return (Vec::new(), None) };
-        if Some(run.stream_first_line) == self.history {
-            return (Vec::new(), None);
+        let (more, code) = self.update(diagnosis, now);
+        changes.extend(more);
+        (changes, code)
+    }
+
+    /// Takes a new diagnosis of the log so far: the changes to report, and
+    /// an exit code when the awaited state was reached.
+    pub fn update(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, Option<i32>) {
+        let written = self.written.take().unwrap_or(now);
+        let Some(run) = self.current_run(diagnosis) else { return (Vec::new(), None) };
+        if self.current.as_ref().is_some_and(|(line, _)| *line != run.stream_first_line) {
+            // A new launch: nothing of the last one carries over.
+            self.pending_crash = None;
+            self.work_seen = None;
         }
-        let state = state_of(run);
+        let mut state = state_of(run);
         if state == State::Crashed {
             let sure = run.root_cause.as_ref().is_some_and(|c| c.confidence == Confidence::High);
-            let since = match self.pending {
+            let since = match self.pending_crash {
                 Some((line, since)) if line == run.stream_first_line => since,
-                _ => now,
+                _ => written,
             };
             if !sure && now.duration_since(since) < CRASH_GRACE {
-                self.pending = Some((run.stream_first_line, since));
+                self.pending_crash = Some((run.stream_first_line, since));
                 return (Vec::new(), None);
             }
         }
-        self.pending = None;
-        let changed = self.current.as_ref() != Some(&(run.stream_first_line, state.clone()));
-        let mut changes = Vec::new();
-        if changed {
-            self.current = Some((run.stream_first_line, state.clone()));
-            changes.push(Change { run: run.clone(), state: state.clone(), history: false });
+        self.pending_crash = None;
+        if let Some(work) = &run.work {
+            if self.work_seen.is_none_or(|(line, _)| line != work.stream_line) {
+                self.work_seen = Some((work.stream_line, written));
+            }
         }
-        let code = match (&state, self.until) {
-            (State::Crashed, Until::Ready | Until::Crash | Until::Exit) => Some(diagnosis.exit_code()),
+        if self.is_hung(run, now) {
+            state = State::Hung;
+        }
+        let mut changes = Vec::new();
+        if self.current.as_ref() != Some(&(run.stream_first_line, state.clone())) {
+            self.current = Some((run.stream_first_line, state.clone()));
+            changes.push(self.change(run, state.clone(), false));
+        }
+        let code = match (&state, self.options.until) {
+            (_, Until::Never) => None,
+            (State::Crashed, _) => Some(crash_code(run)),
+            (State::Hung, _) => Some(EXIT_HUNG),
             (State::Ready | State::Serving, Until::Ready) => Some(0),
             (State::Stopped, Until::Exit) => Some(0),
             (State::Stopped, Until::Ready) => Some(EXIT_ENDED_FIRST),
@@ -177,104 +237,90 @@ impl Watcher {
         (changes, code)
     }
 
-    /// The exit code when the input ends: the final state of the latest
-    /// run decides (a crash reported as history counts too, since nothing
-    /// more will come).
+    /// When to judge again even if no line comes: a crash waiting out its
+    /// grace, or pending work that will count as hung.
+    pub fn next_deadline(&self, diagnosis: &Diagnosis) -> Option<Instant> {
+        let grace = self.pending_crash.map(|(_, since)| since + CRASH_GRACE);
+        let hang = self.current_run(diagnosis).and_then(|run| {
+            let work = run.work.as_ref().filter(|w| w.pending)?;
+            let (line, since) = self.work_seen.filter(|(line, _)| *line == work.stream_line)?;
+            let quiet =
+                !state_of(run).is_end() && self.current.as_ref().is_none_or(|(_, s)| *s != State::Hung);
+            (quiet && line == work.stream_line).then(|| since + self.options.hang_after)
+        });
+        match (grace, hang) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The exit code when the input ends: the last state of the current
+    /// launch decides.
     pub fn ended(&self, diagnosis: &Diagnosis) -> i32 {
-        let state = diagnosis.runs.last().map(state_of);
-        match (self.until, state) {
-            (Until::Never, _) => diagnosis.exit_code(),
-            (_, Some(State::Crashed)) => diagnosis.exit_code(),
-            (Until::Exit, Some(State::Stopped)) => 0,
-            (Until::Ready, Some(State::Ready | State::Serving)) => 0,
+        let Some(run) = self.current_run(diagnosis) else { return self.no_launch_code() };
+        let state = match &self.current {
+            Some((line, State::Hung)) if *line == run.stream_first_line => State::Hung,
+            _ => state_of(run),
+        };
+        match (self.options.until, state) {
+            (_, State::Crashed) => crash_code(run),
+            (_, State::Hung) => EXIT_HUNG,
+            (Until::Never, _) => 0,
+            (Until::Exit, State::Stopped) => 0,
+            (Until::Ready, State::Ready | State::Serving) => 0,
             _ => EXIT_ENDED_FIRST,
         }
+    }
+
+    fn no_launch_code(&self) -> i32 {
+        if self.options.until == Until::Never {
+            0
+        } else {
+            EXIT_ENDED_FIRST
+        }
+    }
+
+    fn is_hung(&self, run: &Run, now: Instant) -> bool {
+        let Some(work) = run.work.as_ref().filter(|w| w.pending) else { return false };
+        let Some((line, since)) = self.work_seen else { return false };
+        !state_of(run).is_end()
+            && line == work.stream_line
+            && now.duration_since(since) >= self.options.hang_after
+    }
+
+    /// The current launch: the latest run, unless it is history.
+    fn current_run<'d>(&self, diagnosis: &'d Diagnosis) -> Option<&'d Run> {
+        let run = diagnosis.runs.last()?;
+        let history = self.options.after_line.is_some_and(|n| run.stream_first_line <= n);
+        (!history).then_some(run)
+    }
+
+    /// The run just before the current launch, if any.
+    fn history<'d>(&self, diagnosis: &'d Diagnosis) -> Option<&'d Run> {
+        match self.current_run(diagnosis) {
+            Some(_) => diagnosis.runs.iter().rev().nth(1),
+            None => diagnosis.runs.last(),
+        }
+    }
+
+    fn change(&self, run: &Run, state: State, history: bool) -> Change {
+        let evidence = match state {
+            State::Ready | State::Serving => run.ready.clone(),
+            State::Hung => run.work.as_ref().map(|w| w.evidence.clone()),
+            State::Crashed => run.root_cause.as_ref().and_then(|c| c.evidence.first().cloned()),
+            _ => None,
+        };
+        Change { run: run.clone(), state, history, evidence }
+    }
+}
+
+/// The exit code of a crashed run: 1 when its cause is identified, else 3.
+fn crash_code(run: &Run) -> i32 {
+    match &run.root_cause {
+        Some(cause) if cause.identified => 1,
+        _ => 3,
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::{Engine, JudgeOptions};
-    use crate::events::parse_text;
-    use crate::rules::RuleSet;
-
-    fn diagnose(rules: &RuleSet, log: &str) -> Diagnosis {
-        let mut engine = Engine::new(rules);
-        engine.begin_source("w.log");
-        for event in parse_text(log) {
-            engine.feed(&event);
-        }
-        engine.diagnose(JudgeOptions { last_only: true })
-    }
-
-    const OLD_CRASH: &str = "[2026-06-02 14:02:11] server_args=ServerArgs(model_path='/m')\nRuntimeError: No supported CUDA architectures found for major versions [9, 10].\nKilled\n";
-    const RELAUNCH: &str = "[2026-06-02 14:31:40] server_args=ServerArgs(model_path='/m')\n[2026-06-02 14:32:14 TP0] Load weight begin. avail mem=93.88 GB\n";
-    const READY: &str = "[2026-06-02 14:39:29] The server is fired up and ready to roll!\n";
-
-    #[test]
-    fn an_earlier_crash_is_history_and_the_next_run_is_watched() {
-        let rules = RuleSet::builtin().unwrap();
-        let mut w = Watcher::new(Until::Ready);
-        let (changes, code) = w.start(&diagnose(&rules, OLD_CRASH));
-        assert_eq!((changes.len(), changes[0].history, code), (1, true, None));
-        let (changes, code) = w.update(&diagnose(&rules, OLD_CRASH));
-        assert!(changes.is_empty() && code.is_none(), "history is not reported twice");
-        let log = format!("{OLD_CRASH}{RELAUNCH}");
-        let (changes, code) = w.update(&diagnose(&rules, &log));
-        assert_eq!((changes[0].state.clone(), code), (State::Phase("loading-weights".into()), None));
-        let log = format!("{OLD_CRASH}{RELAUNCH}{READY}");
-        let (changes, code) = w.update(&diagnose(&rules, &log));
-        assert_eq!((changes[0].state.clone(), code), (State::Ready, Some(0)));
-    }
-
-    #[test]
-    fn a_crash_of_the_watched_run_ends_the_watch_with_its_exit_code() {
-        let rules = RuleSet::builtin().unwrap();
-        let mut w = Watcher::new(Until::Ready);
-        w.start(&diagnose(&rules, RELAUNCH));
-        let log = format!(
-            "{RELAUNCH}RuntimeError: FlashInfer requires GPUs with sm75 or higher\n[2026-06-02 14:33:00] Received sigquit from a child process. It usually means the child failed.\n"
-        );
-        let (changes, code) = w.update(&diagnose(&rules, &log));
-        assert_eq!((changes[0].state.clone(), code), (State::Crashed, Some(1)));
-    }
-
-    #[test]
-    fn a_crash_without_evidence_of_death_waits_for_signs_of_life() {
-        let rules = RuleSet::builtin().unwrap();
-        let mut w = Watcher::new(Until::Crash);
-        let t0 = Instant::now();
-        w.update_at(&diagnose(&rules, RELAUNCH), t0);
-        let sigquit = "[2026-06-02 14:33:00] Received sigquit from a child process. It usually means the child failed.\n";
-        let log = format!("{RELAUNCH}{sigquit}");
-        assert_eq!(
-            w.update_at(&diagnose(&rules, &log), t0),
-            (Vec::new(), None),
-            "a lone symptom is not decided yet"
-        );
-        assert!(w.is_pending());
-        // The run goes on: it survived.
-        let log = format!(
-            "{RELAUNCH}{sigquit}[2026-06-02 14:34:30 TP0] Load weight end. avail mem=49.20 GB\n{READY}"
-        );
-        let (changes, code) = w.update_at(&diagnose(&rules, &log), t0 + CRASH_GRACE * 2);
-        assert_eq!((changes[0].state.clone(), code), (State::Ready, None));
-        assert!(!w.is_pending());
-        // Had it gone quiet instead, the crash is decided after the grace.
-        let mut w = Watcher::new(Until::Crash);
-        w.update_at(&diagnose(&rules, RELAUNCH), t0);
-        let log = format!("{RELAUNCH}{sigquit}");
-        w.update_at(&diagnose(&rules, &log), t0);
-        let (changes, code) = w.update_at(&diagnose(&rules, &log), t0 + CRASH_GRACE);
-        assert_eq!((changes[0].state.clone(), code), (State::Crashed, Some(3)));
-    }
-
-    #[test]
-    fn until_crash_keeps_watching_a_ready_server() {
-        let rules = RuleSet::builtin().unwrap();
-        let mut w = Watcher::new(Until::Crash);
-        let (changes, code) = w.start(&diagnose(&rules, &format!("{RELAUNCH}{READY}")));
-        assert_eq!((changes[0].state.clone(), code), (State::Ready, None));
-    }
-}
+mod tests;

@@ -111,7 +111,7 @@ fn json_output_is_deterministic_and_follows_the_contract() {
     let second = run(&["--format", "json", &rel]);
     assert_eq!(first.stdout, second.stdout);
     let report = json(&first);
-    assert_eq!(report["schema"], 1);
+    assert_eq!(report["schema"], 2);
     assert_eq!(report["inputs"][0]["name"], rel.as_str(), "the name as the user gave it");
     assert!(!stdout(&first).contains(root().to_str().unwrap()), "no absolute paths");
     let run0 = &report["runs"][0];
@@ -125,6 +125,28 @@ fn json_output_is_deterministic_and_follows_the_contract() {
     let evidence = &report["root_cause"]["evidence"][0];
     assert_eq!(evidence["source"], rel.as_str());
     assert_eq!(evidence["line"], 34);
+    // It listened and answered a chat request, but never proved a generation.
+    assert_eq!((&run0["phase"], &run0["ready"]), (&serde_json::json!("listening"), &serde_json::Value::Null));
+}
+
+#[test]
+fn readiness_needs_a_line_that_proves_a_generation() {
+    // The k26 journal up to the 200 of its chat request: listening, not ready.
+    let journal = std::fs::read_to_string(fixture("seed-k26-flashinfer-journal")).unwrap();
+    let before_crash: String = journal.lines().take(14).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], before_crash.as_bytes());
+    let run0 = &json(&out)["runs"][0];
+    assert_eq!((run0["outcome"].as_str(), run0["phase"].as_str()), (Some("starting"), Some("listening")));
+    assert!(run0["ready"].is_null());
+    let text = stdout(&run_stdin(&["-"], before_crash.as_bytes()));
+    assert!(text.contains("listening, but no generation proven yet"), "{text}");
+
+    // The relaunch in the appended log proves it with its warm-up request.
+    let out = run(&["--format", "json", "--last", "fixtures/seed-glm5-appended-server-log/input.log"]);
+    let run0 = &json(&out)["runs"][0];
+    assert_eq!((run0["outcome"].as_str(), run0["phase"].as_str()), (Some("healthy"), Some("serving")));
+    assert_eq!(run0["ready"]["line"], 50);
+    assert!(run0["ready"]["text"].as_str().unwrap().ends_with("The server is fired up and ready to roll!"));
 }
 
 #[test]

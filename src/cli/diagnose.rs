@@ -26,7 +26,7 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     };
     let sources = collect_sources(&paths).map_err(|e| Failure::Message(e.to_string()))?;
     let engine = read_all(&rules, &sources)?;
-    let diagnosis = engine.diagnose(JudgeOptions { last_only: args.last });
+    let diagnosis = engine.diagnose(JudgeOptions { latest: args.last.then_some(1) });
     let code = diagnosis.exit_code();
     let written = match args.format {
         OutputFormat::Json => write_json(out, &diagnosis),

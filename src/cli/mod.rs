@@ -70,7 +70,7 @@ struct DiagnoseArgs {
 enum OutputFormat {
     /// For people.
     Text,
-    /// For scripts (schema 1).
+    /// For scripts (schema 2).
     Json,
 }
 
@@ -94,8 +94,9 @@ enum Command {
         rules: RuleArgs,
     },
     /// Follow a growing log (or a stream) and report each state change of
-    /// the current run: starting, loading weights, capturing CUDA graphs,
-    /// autotuning, ready, serving, stopped, crashed.
+    /// the current launch: starting, loading weights, capturing CUDA
+    /// graphs, autotuning, listening, ready, serving, hung, stopped,
+    /// crashed.
     Watch(WatchArgs),
     /// Print the parsed events of a log as JSON lines (for rule authors).
     Events {
@@ -106,18 +107,28 @@ enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Exit codes: 0 awaited state reached (ready; or an orderly end with --until exit), 1 crashed (cause identified), 3 crashed (cause not identified), 4 input ended or run stopped before the awaited state, 124 --timeout passed, 2 error."
+    long_about = "Follow a growing log (or a stream) and report each state change of the current launch.\n\nThe current launch is the latest one in the log, whenever its lines were written: the log is read from its start, and a launch that already crashed, stopped or became ready is decided at once. Earlier launches are history. It is `ready` only on a line that proves a generation completed (sglang's warm-up, a decode batch or vLLM stats line with generated tokens, a TGI `Success`, llama.cpp timings); a server that listens or answers requests is `listening`.",
+    after_help = "--until:\n  ready  exit 0 when the launch is ready (a generation completed); 1/3 if it crashes first, 5 if it hangs, 4 if it stops or the input ends\n  crash  exit 1/3 when it crashes, 5 if it hangs; keeps watching through stops and restarts\n  exit   exit 0 when it stops in an orderly way, 1/3 if it crashes, 5 if it hangs\n  (none) report every change until the input ends, then exit 0, or 1/3 if the launch crashed, 5 if it hung\n\nExit codes: 0 the awaited state, 1 crashed (cause identified), 3 crashed (cause not identified), 4 the input ended or the launch stopped before the awaited state, 5 hung, 124 --timeout passed, 2 error.\n\nA log that a new launch appends to (>> server.log): give the line count before the launch, so the old launch's crash is not taken for the new one's:\n  from=$(wc -l < server.log 2>/dev/null || echo 0)\n  python -m sglang.launch_server ... >> server.log 2>&1 &\n  logdiag watch server.log --after-line \"$from\" --until ready --timeout 30m"
 )]
 struct WatchArgs {
     /// The log to follow (it may not exist yet; it may be truncated or
     /// rotated), or - for stdin.
     path: Option<String>,
-    /// Stop when the current run reaches this state.
+    /// Stop when the current launch reaches this state (see below).
     #[arg(long, value_enum)]
     until: Option<UntilArg>,
     /// Give up after this long (30s, 5m, 1h, 250ms): exit 124.
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,
+    /// A launch whose last progress line showed requests running or
+    /// waiting is hung after this long without a progress line [default:
+    /// 10m].
+    #[arg(long, value_name = "DUR")]
+    hang_after: Option<String>,
+    /// The lines up to N are earlier launches: the current launch begins
+    /// after line N (for a log a new launch appends to).
+    #[arg(long, value_name = "N")]
+    after_line: Option<u64>,
     /// Output format: text, or one JSON object per change (NDJSON).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
@@ -127,11 +138,11 @@ struct WatchArgs {
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum UntilArg {
-    /// The run is ready (exit 0) or crashes (1 or 3).
+    /// The launch is ready: a generation completed (exit 0).
     Ready,
-    /// The run crashes (1 or 3).
+    /// The launch crashes (exit 1 or 3).
     Crash,
-    /// The run ends: crashes (1 or 3) or stops (0).
+    /// The launch ends: it crashes (1 or 3) or stops (0).
     Exit,
 }
 

@@ -1,183 +1,260 @@
 //! `logdiag watch [PATH|-]`: follow a growing log (or a stream) and report
-//! each state change of the current run; with `--until`, stop when the run
-//! is ready, crashes, or ends.
+//! each state change of the current launch; with `--until`, stop when it
+//! is ready, crashes, hangs or ends.
 //!
-//! Exit codes: 0 the awaited state (ready, or an orderly end with `--until
-//! exit`), 1 crashed with an identified cause, 3 crashed without one, 4 the
-//! input ended (or the run stopped) before the awaited state, 124 the
-//! `--timeout` passed, 2 an error.
+//! The log is read from its start (what it already holds is part of the
+//! current launch), by the same reading code as batch mode, on a thread
+//! of its own ([`crate::pipeline::follow`]); this thread judges and
+//! prints. A diagnosis is made when the reader has caught up with the log
+//! and then as lines come (at most every [`THROTTLE`]), or when time alone
+//! can decide (a crash's grace, a hang, `--timeout`).
 
-use std::io::{self, BufRead, IsTerminal, Write};
+#![allow(clippy::vec_box)] // Boxed events: see the events module.
+
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
 use super::{load_rules, Failure, OutputFormat, WatchArgs};
-use crate::engine::diagnosis::Run;
+use crate::engine::diagnosis::{Evidence, Run};
 use crate::engine::{Engine, JudgeOptions};
 use crate::events::Event;
-use crate::input::follow::{Change as FileChange, FileFollower};
-use crate::pipeline::{Borrowing, Session};
+use crate::input::follow::Change as FileChange;
+use crate::input::MAX_LINE_BYTES;
+use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
 use crate::report::{escape::for_terminal, render_run, TextOptions};
-use crate::watch::{Change, State, Until, Watcher};
+use crate::watch::{Change, State, Until, WatchOptions, Watcher};
 
 /// Exit code when `--timeout` passes first.
 pub const EXIT_TIMEOUT: i32 = 124;
-/// A followed file is polled this often.
-const POLL: Duration = Duration::from_millis(100);
-/// After this long without new lines, an open event (a traceback) is judged
-/// complete.
-const QUIET: Duration = Duration::from_millis(250);
-/// Lines in flight between the reader and the judge (back-pressure keeps
-/// memory flat when the log grows faster than it is judged).
-const CHANNEL: usize = 16 * 1024;
-
-enum Input {
-    Line(Vec<u8>),
-    /// Everything the file held when watching started has been sent.
-    CaughtUp,
-    /// The followed file was truncated or replaced.
-    File(FileChange),
-    /// The stream ended (stdin closed).
-    End,
-    /// Reading failed.
-    Failed(String),
-}
+/// The default of `--hang-after`.
+pub const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(600);
+/// Judged at most this often while lines keep coming.
+const THROTTLE: Duration = Duration::from_millis(100);
+/// Most news taken from the reader between two looks at the clock.
+const MAX_BATCH: usize = 4096;
+/// The latest runs judged: the current launch, and the one before it
+/// (reported once as history).
+const JUDGED_RUNS: usize = 2;
 
 pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     let rules = load_rules(&args.rules)?;
-    let timeout = args.timeout.as_deref().map(parse_duration).transpose().map_err(Failure::Message)?;
-    let source = match args.path.as_deref() {
-        None | Some("-") => {
-            if io::stdin().is_terminal() {
-                return Err(Failure::Message("watch: give a PATH, or pipe a log in (journalctl -fu sglang.service -o json | logdiag watch -)".into()));
-            }
-            "-".to_string()
-        }
-        Some(path) => path.to_string(),
-    };
-    let (tx, rx) = mpsc::sync_channel(CHANNEL);
-    if source == "-" {
-        thread::spawn(move || read_stdin(&tx));
-    } else {
-        let path = PathBuf::from(&source);
-        if path.is_dir() {
-            return Err(Failure::Message(format!("{source}: is a directory; watch follows one log")));
-        }
-        thread::spawn(move || follow_file(&path, &tx));
-    }
+    let duration =
+        |text: &Option<String>| text.as_deref().map(parse_duration).transpose().map_err(Failure::Message);
+    let timeout = duration(&args.timeout)?;
+    let hang_after = duration(&args.hang_after)?.unwrap_or(DEFAULT_HANG_AFTER);
     let until = match args.until {
         None => Until::Never,
         Some(super::UntilArg::Ready) => Until::Ready,
         Some(super::UntilArg::Crash) => Until::Crash,
         Some(super::UntilArg::Exit) => Until::Exit,
     };
-    let mut judge = Judge::new(&rules, &source, until, args.format, timeout);
-    judge.run(&rx, out)
+    let (source, path, followed) = match args.path.as_deref() {
+        None | Some("-") => {
+            if io::stdin().is_terminal() {
+                return Err(Failure::Message("watch: give a PATH, or pipe a log in (journalctl -fu sglang.service -o json | logdiag watch -)".into()));
+            }
+            ("-".to_string(), None, follow_stream(Box::new(io::stdin())))
+        }
+        Some(name) => {
+            let path = PathBuf::from(name);
+            if path.is_dir() {
+                return Err(Failure::Message(format!("{name}: is a directory; watch follows one log")));
+            }
+            (name.to_string(), Some(path.clone()), follow_file(path, name.to_string()))
+        }
+    };
+    let options = WatchOptions { until, hang_after, after_line: args.after_line };
+    let mut engine = Engine::new(&rules);
+    engine.begin_source(&source);
+    if let Some(line) = args.after_line {
+        engine.launch_after(line);
+    }
+    let started_at = Instant::now();
+    let mut judge = Judge {
+        engine,
+        watcher: Watcher::new(options),
+        source,
+        path,
+        format: args.format,
+        started_at,
+        deadline: timeout.map(|t| started_at + t),
+        caught_up: false,
+        judged: false,
+        snapshot: Vec::new(),
+        since_snapshot: false,
+        dirty: false,
+        last_judged: started_at,
+        wake: None,
+        waited: false,
+    };
+    judge.run(&followed, out)
 }
 
-/// The judging side: lines in, state changes out.
+/// The judging side: news from the reader in, state changes out.
 struct Judge<'r> {
     engine: Engine<'r>,
     watcher: Watcher,
     source: String,
+    /// The followed file (not for a stream).
+    path: Option<PathBuf>,
     format: OutputFormat,
     started_at: Instant,
     deadline: Option<Instant>,
+    /// The reader has read everything the input held when watching began.
+    caught_up: bool,
+    /// The first diagnosis was made.
+    judged: bool,
+    /// The events still open at the reader's last idle moment.
+    snapshot: Vec<Box<Event>>,
+    /// Events came after that moment (the snapshot is stale).
+    since_snapshot: bool,
+    /// Events came since the last diagnosis.
+    dirty: bool,
+    last_judged: Instant,
+    /// When time alone may change the state.
+    wake: Option<Instant>,
+    /// The path did not exist when watching began.
+    waited: bool,
 }
 
-impl<'r> Judge<'r> {
-    fn new(
-        rules: &'r crate::rules::RuleSet,
-        source: &str,
-        until: Until,
-        format: OutputFormat,
-        timeout: Option<Duration>,
-    ) -> Self {
-        let mut engine = Engine::new(rules);
-        engine.begin_source(source);
-        let started_at = Instant::now();
-        Judge {
-            engine,
-            watcher: Watcher::new(until),
-            source: source.to_string(),
-            format,
-            started_at,
-            deadline: timeout.map(|t| started_at + t),
+impl Judge<'_> {
+    fn run(&mut self, followed: &Followed, out: &mut dyn Write) -> Result<i32, Failure> {
+        loop {
+            let now = Instant::now();
+            let mut wake = now + Duration::from_secs(1);
+            for at in [self.deadline, self.wake, self.dirty.then_some(self.last_judged + THROTTLE)]
+                .into_iter()
+                .flatten()
+            {
+                wake = wake.min(at);
+            }
+            let mut news = Some(followed.news.recv_timeout(wake.saturating_duration_since(now)));
+            let mut taken = 0;
+            let mut idle = false;
+            let mut ended = false;
+            while let Some(next) = news.take() {
+                match next {
+                    Ok(fed) => match self.take(fed, followed, out)? {
+                        Taken::Event => {}
+                        Taken::Idle => idle = true,
+                        Taken::Ended => ended = true,
+                    },
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => ended = true,
+                }
+                taken += 1;
+                if !ended && !idle && taken < MAX_BATCH {
+                    news = match followed.news.try_recv() {
+                        Ok(fed) => Some(Ok(fed)),
+                        Err(TryRecvError::Empty) => None,
+                        Err(TryRecvError::Disconnected) => Some(Err(RecvTimeoutError::Disconnected)),
+                    };
+                }
+            }
+            if ended {
+                let (diagnosis, code) = self.judge(out)?;
+                let code = code.unwrap_or_else(|| self.watcher.ended(&diagnosis));
+                return self.finish(out, code, "input ended");
+            }
+            let now = Instant::now();
+            if self.deadline.is_some_and(|d| now >= d) {
+                return self.finish(out, EXIT_TIMEOUT, "timeout");
+            }
+            let due = idle
+                || (self.dirty && now >= self.last_judged + THROTTLE)
+                || self.wake.is_some_and(|w| now >= w);
+            if self.caught_up && due {
+                if let (_, Some(code)) = self.judge(out)? {
+                    return self.finish(out, code, "decided");
+                }
+            }
         }
     }
 
-    fn run(&mut self, rx: &Receiver<Input>, out: &mut dyn Write) -> Result<i32, Failure> {
-        let (event_tx, event_rx) = mpsc::channel::<Event>();
-        let mut send = move |event: &Event| {
-            let _ = event_tx.send(event.clone());
-            Ok(())
-        };
-        let mut sink = Borrowing::new(&mut send);
-        let mut session = Session::new(&mut sink);
-        let mut started = false;
-        loop {
-            let wait = match self.deadline {
-                Some(deadline) => QUIET.min(deadline.saturating_duration_since(Instant::now())),
-                None => QUIET,
-            };
-            let first = rx.recv_timeout(wait);
-            let mut ended = false;
-            let mut quiet = false;
-            let mut caught_up = false;
-            let mut next = Some(first);
-            // Take every line already waiting, then judge once.
-            while let Some(message) = next.take() {
-                match message {
-                    Ok(Input::Line(bytes)) => session.push_line(&bytes)?,
-                    Ok(Input::CaughtUp) => caught_up = true,
-                    Ok(Input::File(change)) => {
-                        self.engine.begin_part(&self.source, session.last_line() + 1, None);
-                        self.note(out, change)?;
-                    }
-                    Ok(Input::End) | Err(RecvTimeoutError::Disconnected) => ended = true,
-                    Ok(Input::Failed(problem)) => {
-                        return Err(Failure::Message(format!("{}: {problem}", self.source)))
-                    }
-                    Err(RecvTimeoutError::Timeout) => quiet = true,
-                }
-                if !ended && !quiet {
-                    next = rx.try_recv().ok().map(Ok);
-                }
-            }
-            if quiet || ended || caught_up {
-                session.flush()?;
-            }
-            let mut fed = false;
-            for event in event_rx.try_iter() {
+    /// Takes one piece of news from the reader.
+    fn take(&mut self, fed: Fed, followed: &Followed, out: &mut dyn Write) -> Result<Taken, Failure> {
+        match fed {
+            Fed::Event(event) => {
                 self.engine.feed(&event);
-                fed = true;
+                followed.recycle(event);
+                self.dirty = true;
+                self.since_snapshot = true;
             }
-            let starting = !started && (caught_up || quiet || ended);
-            if (fed && started) || starting || (started && self.watcher.is_pending()) {
-                let diagnosis = self.engine.diagnose(JudgeOptions { last_only: true });
-                let (changes, code) =
-                    if starting { self.watcher.start(&diagnosis) } else { self.watcher.update(&diagnosis) };
-                started = true;
-                for change in &changes {
-                    self.print(out, change)?;
-                }
-                if let Some(code) = code {
-                    return self.finish(out, code, "decided");
-                }
-                if ended {
-                    let code = self.watcher.ended(&diagnosis);
-                    return self.finish(out, code, "input ended");
-                }
-            } else if ended {
-                return self.finish(out, crate::watch::EXIT_ENDED_FIRST, "input ended");
+            Fed::Idle { pending, lines, formats } => {
+                self.engine.note_line(lines, formats);
+                self.snapshot = pending;
+                self.since_snapshot = false;
+                self.caught_up = true;
+                return Ok(Taken::Idle);
             }
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                return self.finish(out, EXIT_TIMEOUT, "timeout");
+            Fed::Part { name, first_line, after } => {
+                self.engine.begin_part(&name, first_line, None);
+                let what = match after {
+                    Some(FileChange::Truncated) => Some("truncated"),
+                    Some(FileChange::Replaced) => Some("replaced"),
+                    None if self.waited => Some("appeared"),
+                    None => None,
+                };
+                if let Some(what) = what {
+                    self.note(out, what)?;
+                }
             }
+            Fed::Renamed { first_line, name } => self.engine.rename_part(first_line, &name),
+            Fed::Waiting => {
+                self.waited = true;
+                eprintln!("logdiag: waiting for {} to appear", for_terminal(&self.source));
+            }
+            Fed::CutLines(count) => self.engine.note_input_problem(format!(
+                "{count} line(s) longer than {} MiB were cut; the rest of each was skipped",
+                MAX_LINE_BYTES >> 20
+            )),
+            Fed::Ended { lines, formats } => {
+                self.engine.note_line(lines, formats);
+                self.snapshot.clear();
+                self.caught_up = true;
+                return Ok(Taken::Ended);
+            }
+            Fed::Failed(e) => return Err(Failure::Message(format!("{}: {e}", self.source))),
+        }
+        Ok(Taken::Event)
+    }
+
+    /// Judges the log so far and reports what changed; returns the
+    /// diagnosis and the exit code, once the awaited state is reached.
+    fn judge(&mut self, out: &mut dyn Write) -> Result<(crate::engine::Diagnosis, Option<i32>), Failure> {
+        let options = JudgeOptions { latest: Some(JUDGED_RUNS) };
+        let diagnosis = if self.since_snapshot {
+            self.engine.diagnose(options)
+        } else {
+            self.engine.diagnose_with(&self.snapshot, options)
+        };
+        let now = Instant::now();
+        let (changes, code) = if self.judged {
+            self.watcher.update(&diagnosis, now)
+        } else {
+            self.judged = true;
+            self.watcher.start(&diagnosis, now, self.last_written(now))
+        };
+        for change in &changes {
+            self.print(out, change)?;
+        }
+        self.dirty = false;
+        self.last_judged = now;
+        self.wake = self.watcher.next_deadline(&diagnosis);
+        Ok((diagnosis, code))
+    }
+
+    /// When the log was last written, at the latest: the file's
+    /// modification time, or now for a stream.
+    fn last_written(&self, now: Instant) -> Instant {
+        let modified = self.path.as_ref().and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+        match modified.and_then(|m| SystemTime::now().duration_since(m).ok()) {
+            Some(ago) => now.checked_sub(ago).unwrap_or(now),
+            None => now,
         }
     }
 
@@ -194,6 +271,7 @@ impl<'r> Judge<'r> {
                     elapsed: f64,
                     state: &'a str,
                     history: bool,
+                    evidence: Option<&'a Evidence>,
                     run: &'a Run,
                 }
                 let record = StateJson {
@@ -201,6 +279,7 @@ impl<'r> Judge<'r> {
                     elapsed: (self.elapsed() * 1000.0).round() / 1000.0,
                     state: change.state.name(),
                     history: change.history,
+                    evidence: change.evidence.as_ref(),
                     run: &change.run,
                 };
                 serde_json::to_writer(&mut *out, &record).map_err(|e| Failure::Io(e.into()))?;
@@ -216,9 +295,7 @@ impl<'r> Judge<'r> {
                     run.first_line,
                     change.state.name()
                 );
-                if let Some(cause) = &run.root_cause {
-                    line.push_str(&format!(" — {} [{}]", for_terminal(&cause.title), cause.category));
-                }
+                line.push_str(&state_detail(change));
                 writeln!(out, "{line}")?;
                 if change.state == State::Crashed && !change.history {
                     out.write_all(render_run(run, &TextOptions::default()).as_bytes())?;
@@ -229,16 +306,24 @@ impl<'r> Judge<'r> {
         Ok(())
     }
 
-    fn note(&self, out: &mut dyn Write, change: FileChange) -> Result<(), Failure> {
-        let what = match change {
-            FileChange::Opened => "opened",
-            FileChange::Truncated => "truncated; reading it from the start",
-            FileChange::Replaced => "replaced (rotated); reading the new file",
-        };
-        if self.format == OutputFormat::Text {
-            writeln!(out, "[{:7.1}s] {}: {what}", self.elapsed(), for_terminal(&self.source))?;
-            out.flush()?;
+    /// Reports what happened to the followed file: `appeared`,
+    /// `truncated` or `replaced` (rotated).
+    fn note(&self, out: &mut dyn Write, change: &str) -> Result<(), Failure> {
+        match self.format {
+            OutputFormat::Json => {
+                let record = serde_json::json!({"event": "file", "elapsed": (self.elapsed() * 1000.0).round() / 1000.0, "file": self.source, "change": change});
+                writeln!(out, "{record}")?;
+            }
+            OutputFormat::Text => {
+                let what = match change {
+                    "truncated" => "truncated; reading it from the start",
+                    "replaced" => "replaced (rotated); reading the new file",
+                    other => other,
+                };
+                writeln!(out, "[{:7.1}s] {}: {what}", self.elapsed(), for_terminal(&self.source))?;
+            }
         }
+        out.flush()?;
         Ok(())
     }
 
@@ -261,62 +346,40 @@ impl<'r> Judge<'r> {
     }
 }
 
-fn follow_file(path: &std::path::Path, tx: &SyncSender<Input>) {
-    let mut follower = FileFollower::new(path);
-    let mut caught_up = false;
-    loop {
-        let mut failed = false;
-        let result = follower.poll(&mut |line| {
-            failed |= tx.send(Input::Line(line.to_vec())).is_err();
-        });
-        match result {
-            Ok(changes) => {
-                for change in changes.into_iter().filter(|c| *c != FileChange::Opened || caught_up) {
-                    failed |= tx.send(Input::File(change)).is_err();
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Input::Failed(e.to_string()));
-                return;
-            }
-        }
-        if !caught_up {
-            caught_up = true;
-            failed |= tx.send(Input::CaughtUp).is_err();
-        }
-        if failed {
-            return;
-        }
-        thread::sleep(POLL);
-    }
+/// What a piece of news was.
+enum Taken {
+    Event,
+    Idle,
+    Ended,
 }
 
-fn read_stdin(tx: &SyncSender<Input>) {
-    let stdin = io::stdin();
-    let mut reader = stdin.lock();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => {
-                let _ = tx.send(Input::End);
-                return;
-            }
-            Ok(_) => {
-                if buf.last() == Some(&b'\n') {
-                    buf.pop();
-                }
-                buf.truncate(crate::input::MAX_LINE_BYTES);
-                if tx.send(Input::Line(buf.clone())).is_err() {
-                    return;
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let _ = tx.send(Input::Failed(e.to_string()));
-                return;
-            }
+/// What follows a state's name in the text report: the cause, the line
+/// that proved readiness, the silence of a hung launch.
+fn state_detail(change: &Change) -> String {
+    let run = &change.run;
+    let at = |e: &Evidence| {
+        if e.source == run.source {
+            format!("line {}", e.line)
+        } else {
+            format!("line {} of {}", e.line, for_terminal(&e.source))
         }
+    };
+    match (&change.state, &change.evidence) {
+        (State::Crashed, _) => match &run.root_cause {
+            Some(cause) => format!(" — {} [{}]", for_terminal(&cause.title), cause.category),
+            None => String::new(),
+        },
+        (State::Ready, Some(proof)) => {
+            format!(" — a generation completed ({}): {}", at(proof), for_terminal(proof.text.trim()))
+        }
+        (State::Serving, Some(proof)) => format!(" (ready since {})", at(proof)),
+        (State::Hung, Some(last)) => format!(
+            " — requests were pending and no progress line came after {}: {}",
+            at(last),
+            for_terminal(last.text.trim())
+        ),
+        (State::Listening, _) => " — up, but no generation proven yet".to_string(),
+        _ => String::new(),
     }
 }
 
@@ -336,7 +399,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => value * 3600.0,
         _ => return Err(format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)")),
     };
-    if !seconds.is_finite() || seconds < 0.0 {
+    if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
         return Err(format!("invalid duration '{text}'"));
     }
     Ok(Duration::from_secs_f64(seconds))
@@ -354,5 +417,6 @@ mod tests {
         assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("1e400").is_err());
     }
 }

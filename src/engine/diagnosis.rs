@@ -1,5 +1,5 @@
 //! The diagnosis: what the engine concludes, in the shape of the JSON
-//! contract (DESIGN.md, schema 1). The text report renders the same data.
+//! contract (schema 2: see the README). The text report renders the same data.
 //!
 //! Keys are stable and output is deterministic: no absolute paths, no
 //! wall-clock time, vectors in input order.
@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 /// The JSON schema version.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// Did anything crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -149,8 +149,12 @@ pub struct Run {
     pub unit: Option<String>,
     /// How it ended or where it stands.
     pub outcome: Outcome,
-    /// The start-up phase it reached last, if any.
+    /// The phase it reached last, if any: a start-up phase, `listening`
+    /// (up, no generation proven), `ready` or `serving`.
     pub phase: Option<String>,
+    /// The line that proved a generation completed (what makes a run
+    /// ready), or null.
+    pub ready: Option<Evidence>,
     /// Why it crashed.
     pub root_cause: Option<RootCause>,
     /// Consequences of the root cause.
@@ -163,6 +167,21 @@ pub struct Run {
     /// files): its identity while following a log.
     #[serde(skip)]
     pub stream_first_line: u64,
+    /// The last progress line that reports the server's work (for hang
+    /// detection while following a log).
+    #[serde(skip)]
+    pub work: Option<Work>,
+}
+
+/// The last progress line that reports requests running and waiting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Work {
+    /// The line.
+    pub evidence: Evidence,
+    /// Its stream line number (the same line across rotated files).
+    pub stream_line: u64,
+    /// Requests were running or waiting when it was written.
+    pub pending: bool,
 }
 
 /// One source read.

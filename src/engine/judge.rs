@@ -18,9 +18,11 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, SCHEMA,
+    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, Work,
+    SCHEMA,
 };
 use super::place::Places;
+use super::progress;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
@@ -54,7 +56,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: JudgeO
                 }))
                 .collect(),
         });
-        let skip = if options.last_only { source.runs.len().saturating_sub(1) } else { 0 };
+        let skip = options.latest.map_or(0, |n| source.runs.len().saturating_sub(n));
         for state in &source.runs[skip..] {
             let elsewhere: Vec<KillRecord<'_>> =
                 kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
@@ -151,11 +153,18 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         unit: run.unit.clone(),
         outcome: Outcome::Unknown,
         phase: run.phase.clone(),
+        ready: run.ready.as_ref().map(|r| evidence_at(places, r)),
         root_cause: None,
         symptoms: Vec::new(),
         benign: Vec::new(),
         notices: Vec::new(),
         stream_first_line: run.first_line,
+        work: run.work.as_ref().and_then(|w| {
+            let figures = progress::figures(w.message())?;
+            let (source, line) = places.locate(w.line);
+            let evidence = Evidence { source: source.to_string(), line, text: w.text.clone() };
+            Some(Work { evidence, stream_line: w.line, pending: figures.work_pending() })
+        }),
     };
     if let Some(cut) = &run.cut_traceback {
         result.notices.push(cut_notice(places, cut));
@@ -293,7 +302,7 @@ fn kill_record_for<'a>(
 fn quiet_outcome(run: &RunState) -> Outcome {
     if run.stop_line.is_some() {
         Outcome::Stopped
-    } else if run.ready_line.is_some() || run.serving {
+    } else if run.ready.is_some() {
         Outcome::Healthy
     } else if run.ended {
         Outcome::Stopped
@@ -399,6 +408,11 @@ fn root_cause(
 const UNRECOGNISED_HINT: &str =
     "No rule recognises this failure. Read the evidence lines (the first exception of a chain is \
 the root); if it is a known problem, add a rule for it (rules/README.md).";
+
+fn evidence_at(places: Places<'_>, line: &EvidenceLine) -> Evidence {
+    let (source, number) = places.locate(line.line);
+    Evidence { source: source.to_string(), line: number, text: line.text.clone() }
+}
 
 fn evidence_of(f: &Finding) -> EvidenceLine {
     EvidenceLine { line: f.line, text: f.text.clone() }

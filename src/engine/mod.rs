@@ -10,6 +10,7 @@
 pub mod diagnosis;
 mod judge;
 mod place;
+pub mod progress;
 mod run;
 mod subject;
 
@@ -23,14 +24,16 @@ use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
 /// How to judge.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JudgeOptions {
-    /// Judge only the latest run of each source.
-    pub last_only: bool,
+    /// Judge only this many of the latest runs of each source (`--last`
+    /// is 1); all when `None`.
+    pub latest: Option<usize>,
 }
 
 /// Most runs kept per source; older ones are dropped (a restart loop can
 /// log thousands) and the report says how many.
 const MAX_RUNS: usize = 1000;
 
+#[derive(Clone)]
 struct SourceState {
     name: String,
     /// The files the source was read from (one unless rotated files were
@@ -42,6 +45,8 @@ struct SourceState {
     runs: Vec<RunState>,
     dropped_runs: u64,
     boot_pending: bool,
+    /// Lines after this one start a new run (see [`Engine::launch_after`]).
+    launch_after: Option<u64>,
 }
 
 /// Reads events, remembers what matters, judges on demand.
@@ -75,6 +80,7 @@ impl<'r> Engine<'r> {
             runs: Vec::new(),
             dropped_runs: 0,
             boot_pending: false,
+            launch_after: None,
         });
     }
 
@@ -97,6 +103,16 @@ impl<'r> Engine<'r> {
         if let Some(source) = self.sources.last_mut() {
             source.lines = source.lines.max(number);
             source.formats.extend(formats);
+        }
+    }
+
+    /// Says that a launch began after stream line `line` of the current
+    /// source: the first event after it starts a new run, whether or not
+    /// it is a start marker (`logdiag watch --after-line`, for a log that
+    /// a new launch appends to).
+    pub fn launch_after(&mut self, line: u64) {
+        if let Some(source) = self.sources.last_mut() {
+            source.launch_after = Some(line);
         }
     }
 
@@ -151,7 +167,11 @@ impl<'r> Engine<'r> {
         let first = event.first_line();
         let new_run = match source.runs.last() {
             None => true,
-            Some(run) => source.boot_pending || start_stage.is_some_and(|s| run.is_split_by_start(s)),
+            Some(run) => {
+                source.boot_pending
+                    || start_stage.is_some_and(|s| run.is_split_by_start(s))
+                    || source.launch_after.is_some_and(|n| first > n && run.first_line <= n)
+            }
         };
         if new_run {
             if source.runs.len() == MAX_RUNS {
@@ -180,11 +200,16 @@ impl<'r> Engine<'r> {
         }
 
         let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
+        let mut progress = false;
         for m in matches.iter().filter(|_| own_markers) {
             let rule = rules.rule(m.rule);
             if let Some(kind) = rule.marker {
-                run.add_marker(kind, event.lines[m.line].number, rule.stage, rule.phase.as_deref());
+                run.add_marker(kind, &event.lines[m.line], rule.stage, rule.phase.as_deref());
+                progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
             }
+        }
+        if progress && progress::is_progress_line(event.lines[0].message()) {
+            run.note_work(&event.lines[0]);
         }
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
@@ -256,6 +281,35 @@ impl<'r> Engine<'r> {
     /// Judges what was read so far.
     pub fn diagnose(&self, options: JudgeOptions) -> Diagnosis {
         judge::diagnose(self.rules, &self.sources, options)
+    }
+
+    /// Judges what was read so far as if `pending` events (still open:
+    /// a traceback that may go on) came next and the input ended there;
+    /// this engine is left as it was, to take the real events later.
+    pub fn diagnose_with(&self, pending: &[Box<Event>], options: JudgeOptions) -> Diagnosis {
+        if pending.is_empty() {
+            return self.diagnose(options);
+        }
+        let mut copy = Engine {
+            rules: self.rules,
+            sources: self.sources.clone(),
+            matches: Vec::new(),
+            scratch: MatchScratch::default(),
+        };
+        for event in pending {
+            copy.feed(event);
+        }
+        copy.diagnose(options)
+    }
+
+    /// Renames the part of the current source that starts at stream line
+    /// `first_line` (a followed file rotated to a new name).
+    pub fn rename_part(&mut self, first_line: u64, name: &str) {
+        if let Some(source) = self.sources.last_mut() {
+            if let Some(part) = source.parts.iter_mut().find(|p| p.first_line == first_line.max(1)) {
+                part.name = name.to_string();
+            }
+        }
     }
 }
 

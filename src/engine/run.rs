@@ -2,10 +2,17 @@
 //! (capped finding lists, a few line numbers), never the run's lines.
 
 use super::subject::Subject;
+use crate::events::EventLine;
 use crate::rules::{MarkerKind, Role};
 
-/// The progress phase of a server doing its work (batches, requests).
+/// The phase of a server that has proven it generates (see
+/// [`RunState::add_marker`]) and goes on working.
 pub const SERVING: &str = "serving";
+/// The phase of a server whose HTTP side is up (or answers requests) but
+/// that has not proven a generation yet.
+pub const LISTENING: &str = "listening";
+/// The phase reached when a generation was proven.
+pub const READY: &str = "ready";
 
 /// Most findings kept per run and role; later ones are counted, not kept.
 pub const MAX_FINDINGS: usize = 64;
@@ -83,6 +90,25 @@ pub struct CutTraceback {
     pub innermost: Option<String>,
 }
 
+/// The last progress line that reports the server's work (requests
+/// running and waiting): a hang is judged by it.
+#[derive(Debug, Clone, Default)]
+pub struct WorkLine {
+    /// Its line number.
+    pub line: u64,
+    /// The line as printed.
+    pub text: String,
+    /// Where its message is in `text`.
+    pub message_span: (u32, u32),
+}
+
+impl WorkLine {
+    /// The message (prefixes removed).
+    pub fn message(&self) -> &str {
+        self.text.get(self.message_span.0 as usize..self.message_span.1 as usize).unwrap_or("")
+    }
+}
+
 /// One run's state.
 #[derive(Debug, Clone)]
 pub struct RunState {
@@ -102,12 +128,12 @@ pub struct RunState {
     pub ended: bool,
     /// The run holds findings or markers (not only noise).
     pub substantive: bool,
-    /// First ready marker.
-    pub ready_line: Option<u64>,
+    /// The first line that proved a generation completed (a ready marker).
+    pub ready: Option<EvidenceLine>,
     /// Last progress or ready marker.
     pub last_progress: Option<u64>,
-    /// A progress marker of the `serving` phase was seen (batches, requests).
-    pub serving: bool,
+    /// The last progress line that reports requests running and waiting.
+    pub work: Option<WorkLine>,
     /// First operator stop marker.
     pub stop_line: Option<u64>,
     /// Last line that recorded a death (an exit marker or a terminal
@@ -140,9 +166,9 @@ impl RunState {
             max_stage: None,
             ended: false,
             substantive: false,
-            ready_line: None,
+            ready: None,
             last_progress: None,
-            serving: false,
+            work: None,
             stop_line: None,
             last_terminal: None,
             terminal_after_progress: None,
@@ -191,27 +217,63 @@ impl RunState {
         }
     }
 
-    /// Records a marker at `line`.
-    pub fn add_marker(&mut self, kind: MarkerKind, line: u64, stage: u8, phase: Option<&str>) {
+    /// Records a marker on line `line` (number and text).
+    ///
+    /// The phase follows the markers, with one rule: readiness is proven,
+    /// never assumed. Until a ready marker (a line showing a generation
+    /// completed) the server is at most `listening`, however many requests
+    /// it answers; a marker of the `serving` phase before that proof means
+    /// `listening`, and after it `serving`.
+    pub fn add_marker(&mut self, kind: MarkerKind, line: &EventLine, stage: u8, phase: Option<&str>) {
         self.substantive = true;
+        let number = line.number;
+        let mut phase = phase;
         match kind {
             MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
             MarkerKind::Ready => {
-                self.ready_line.get_or_insert(line);
-                self.note_progress(line);
+                if self.ready.is_none() {
+                    self.ready = Some(EvidenceLine { line: number, text: line.text.clone() });
+                    phase = Some(READY);
+                } else {
+                    phase = Some(SERVING);
+                }
+                self.note_progress(number);
             }
-            MarkerKind::Progress => self.note_progress(line),
+            MarkerKind::Progress => self.note_progress(number),
             MarkerKind::Stop => {
-                self.stop_line.get_or_insert(line);
+                self.stop_line.get_or_insert(number);
             }
-            MarkerKind::Exit => self.note_terminal(line),
+            MarkerKind::Exit => self.note_terminal(number),
         }
+        let phase = match phase {
+            Some(SERVING) if self.ready.is_none() => Some(LISTENING),
+            // A proven server that logs its listening line again still serves.
+            Some(LISTENING) if self.ready.is_some() => Some(SERVING),
+            // The line that proves readiness may also be counted as work.
+            Some(SERVING) if self.phase.as_deref() == Some(READY) && self.ready_line() == Some(number) => {
+                Some(READY)
+            }
+            other => other,
+        };
         if let Some(phase) = phase {
-            self.serving |= phase == SERVING;
             if self.phase.as_deref() != Some(phase) {
                 self.phase = Some(phase.to_string());
             }
         }
+    }
+
+    /// The line that proved readiness, if any.
+    pub fn ready_line(&self) -> Option<u64> {
+        self.ready.as_ref().map(|r| r.line)
+    }
+
+    /// Records a progress line that reports the server's work.
+    pub fn note_work(&mut self, line: &EventLine) {
+        let work = self.work.get_or_insert_with(WorkLine::default);
+        work.line = line.number;
+        work.text.clear();
+        work.text.push_str(&line.text);
+        work.message_span = line.message_span;
     }
 
     fn note_progress(&mut self, line: u64) {

@@ -154,6 +154,7 @@ enum State {
     Dump,
 }
 
+#[derive(Clone)]
 struct Open {
     key: u64,
     event: Box<Event>,
@@ -256,6 +257,14 @@ impl Grouper {
             self.finish_open(o, true);
         }
         self.closed.drain(..).collect()
+    }
+
+    /// Copies of the events not taken yet, closed as [`Grouper::finish`]
+    /// would close them: what the input so far holds, while the real
+    /// events stay open for lines still to come.
+    pub fn pending(&self) -> Vec<Box<Event>> {
+        let mut copy = Grouper { open: self.open.clone(), closed: self.closed.clone(), ..Grouper::default() };
+        copy.finish()
     }
 
     /// Takes the next event whose place in the input order is settled.

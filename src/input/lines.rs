@@ -58,6 +58,13 @@ impl<R: BufRead> LineReader<R> {
         self.cut_lines
     }
 
+    /// Whether there is more to read, waiting for it if the reader blocks.
+    /// Fails as the reader does (a followed input that is idle fails with
+    /// [`io::ErrorKind::WouldBlock`], and nothing is lost).
+    pub fn has_more(&mut self) -> io::Result<bool> {
+        Ok(!self.inner.fill_buf()?.is_empty())
+    }
+
     /// Reads the next line, or `None` at the end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         let Some((offset, cut)) = self.next_raw()? else { return Ok(None) };

@@ -9,8 +9,11 @@
 //!
 //! In batch mode a text source is read and framed on a thread of its own
 //! ([`framer`]) while this one groups lines into events and hands them on.
+//! A followed input (`logdiag watch`) is read by the same code on a thread
+//! of its own ([`follow`]), its events handed to the judge as they come.
 
 mod escapes;
+pub mod follow;
 mod framer;
 mod reversed;
 mod sink;
@@ -60,19 +63,25 @@ const SNIFF_BYTES: usize = 64 * 1024;
 pub struct Session<'f> {
     feeder: Feeder<'f>,
     last_line: u64,
-    /// In push mode: whether the stream is journal JSON (decided by its
-    /// first line).
-    pushed_json: Option<bool>,
 }
 
 impl<'f> Session<'f> {
     /// A session handing events to `sink`.
     pub fn new(sink: &'f mut dyn EventSink) -> Self {
         Session {
-            feeder: Feeder { grouper: Grouper::new(), sink, boot: None },
+            feeder: Feeder { grouper: Grouper::new(), sink, boot: None, following: false },
             last_line: 0,
-            pushed_json: None,
         }
+    }
+
+    /// A session reading inputs that grow (`logdiag watch`): a read that
+    /// fails with [`io::ErrorKind::WouldBlock`] means the input is idle for
+    /// now (see [`crate::input::follow`]). The sink is then shown the
+    /// events still open ([`EventSink::idle`]) and reading goes on.
+    pub fn following(sink: &'f mut dyn EventSink) -> Self {
+        let mut session = Session::new(sink);
+        session.feeder.following = true;
+        session
     }
 
     /// The number of the last line read so far.
@@ -138,32 +147,6 @@ impl<'f> Session<'f> {
         self.flush()
     }
 
-    /// Push mode, for a stream that grows (`logdiag watch`): reads one line
-    /// (without its terminator). The stream is journal JSON (`journalctl -f
-    /// -o json`) if its first line is a JSON object, text otherwise.
-    pub fn push_line(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        let text = String::from_utf8_lossy(bytes);
-        let json = *self
-            .pushed_json
-            .get_or_insert_with(|| matches!(structured::sniff(bytes), Some(structured::Shape::JsonLines)));
-        self.last_line += 1;
-        let number = self.last_line;
-        if json {
-            let body = text.strip_prefix('\x1e').or_else(|| text.strip_prefix("data: ")).unwrap_or(&text);
-            if let Some(entry) = crate::framing::journal::parse_json_entry(body) {
-                self.feeder.push_entry(number, 0, &entry, Format::JournalJson)?;
-            }
-            return Ok(());
-        }
-        let text = without_escapes(&text);
-        let framed = frame_line(&text);
-        if framed.first.has_stream() && has_syslog_newline(framed.first.message) {
-            return self.feeder.push_entry(number, 0, &syslog_entry(&framed.first), Format::Syslog);
-        }
-        self.feeder.push(number, 0, &text, &framed)
-    }
-
     /// Closes every open event and hands it out: after a quiet period in a
     /// followed stream, a traceback is complete.
     pub fn flush(&mut self) -> io::Result<()> {
@@ -179,7 +162,16 @@ fn read_text<R: BufRead>(
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
-    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
+    loop {
+        match wait_for_line(&mut lines, &mut summary, feeder.following) {
+            Next::Line => {}
+            Next::Idle => {
+                feeder.idle()?;
+                continue;
+            }
+            Next::End => break,
+        }
+        let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
         let text = without_escapes(&line.text);
         push_framed(line.number, line.offset, &text, &frame_line(&text), None, on_line, feeder)?;
     }
@@ -286,6 +278,34 @@ fn unescape_syslog(message: &str) -> String {
     out
 }
 
+/// What waiting for the next line of a source gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// A line can be read.
+    Line,
+    /// A followed input has nothing more for now (see
+    /// [`Session::following`]): show what is pending, then wait again.
+    Idle,
+    /// The end of the input, or a read error (kept in the summary).
+    End,
+}
+
+/// Waits until `lines` has a line to give (see [`Next`]).
+fn wait_for_line<R: BufRead>(lines: &mut LineReader<R>, summary: &mut ReadSummary, following: bool) -> Next {
+    loop {
+        match lines.has_more() {
+            Ok(true) => return Next::Line,
+            Ok(false) => return Next::End,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if following && e.kind() == io::ErrorKind::WouldBlock => return Next::Idle,
+            Err(e) => {
+                summary.error = Some(e);
+                return Next::End;
+            }
+        }
+    }
+}
+
 /// The next line, or `None` at the end of input or at a read error, which
 /// is kept in `summary` (what was read before it is still diagnosed).
 fn next_line_or_stop<'a, R: BufRead>(
@@ -307,9 +327,20 @@ struct Feeder<'f> {
     sink: &'f mut dyn EventSink,
     /// The boot id of the last structured entry.
     boot: Option<String>,
+    /// The input grows while it is read (see [`Session::following`]).
+    following: bool,
 }
 
 impl Feeder<'_> {
+    /// The input is idle: hands out what is settled, and shows the sink
+    /// the events still open.
+    fn idle(&mut self) -> io::Result<()> {
+        while let Some(event) = self.grouper.pop() {
+            self.sink.take(event)?;
+        }
+        self.sink.idle(self.grouper.pending())
+    }
+
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
         let kinds = framer::Kinds {
             first: classify(framed.first.message, false),

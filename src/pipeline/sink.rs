@@ -16,6 +16,15 @@ pub trait EventSink {
     fn spare(&mut self) -> Option<Box<Event>> {
         None
     }
+
+    /// A followed input has nothing more for now. `pending` are copies of
+    /// the events not handed out yet (a traceback whose end may still
+    /// come), closed as if the input ended here: what a diagnosis of the
+    /// input so far would see. The real events come later, as usual.
+    fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
+        let _ = pending;
+        Ok(())
+    }
 }
 
 /// A callback that looks at each event in turn.

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use super::{next_line_or_stop, Feeder, ReadSummary};
+use super::{next_line_or_stop, wait_for_line, Feeder, Next, ReadSummary};
 use crate::framing::journal::{parse_json_entry, JournalEntry};
 use crate::framing::{Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
@@ -71,7 +71,13 @@ fn read_export<R: BufRead>(
     let mut entries = ExportReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
     loop {
+        // A followed export stream is idle only between entries.
         match entries.next_entry() {
+            Err(e) if feeder.following && e.kind() == io::ErrorKind::WouldBlock => {
+                on_line(entries.lines(), formats(Format::JournalExport));
+                feeder.idle()?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Ok(Some(e)) => feeder.push_entry(e.line, e.offset, &e.entry, Format::JournalExport)?,
             Ok(None) => break,
             Err(e) => {
@@ -95,7 +101,17 @@ fn read_json<R: BufRead>(
     let mut summary = ReadSummary::default();
     // json-pretty: the object being gathered, and where it starts.
     let mut pending: Option<(u64, u64, String)> = None;
-    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
+    loop {
+        match wait_for_line(&mut lines, &mut summary, feeder.following) {
+            Next::Line => {}
+            // A json-pretty object read in part waits for its end.
+            Next::Idle => {
+                feeder.idle()?;
+                continue;
+            }
+            Next::End => break,
+        }
+        let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
         on_line(line.number, formats(Format::JournalJson));
         let text = line.text.as_ref();
         let object = match shape {
@@ -152,7 +168,20 @@ fn read_verbose<R: BufRead>(
     let mut summary = ReadSummary::default();
     // The entry being gathered: its first line, its MESSAGE line, its fields.
     let mut entry: Option<VerboseEntry> = None;
-    while let Some(line) = next_line_or_stop(&mut lines, &mut summary) {
+    loop {
+        match wait_for_line(&mut lines, &mut summary, feeder.following) {
+            Next::Line => {}
+            Next::Idle => {
+                // journalctl writes whole entries: the last one is complete.
+                if let Some(done) = entry.take() {
+                    done.push(feeder)?;
+                }
+                feeder.idle()?;
+                continue;
+            }
+            Next::End => break,
+        }
+        let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
         on_line(line.number, formats(Format::JournalVerbose));
         let text = line.text.as_ref();
         if is_verbose_header(text) {

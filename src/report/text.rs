@@ -67,8 +67,15 @@ fn headline(run: &Run) -> String {
             cause.category,
             cause.confidence.name()
         ),
-        (None, Outcome::Healthy) => "ready and serving, nothing fatal".to_string(),
-        (None, Outcome::Starting) => match &run.phase {
+        (None, Outcome::Healthy) => {
+            let proof = run.ready.as_ref().map(|r| format!(" (a generation completed at line {})", r.line));
+            let serving = if run.phase.as_deref() == Some("serving") { " and serving" } else { "" };
+            format!("ready{}{serving}, nothing fatal", proof.unwrap_or_default())
+        }
+        (None, Outcome::Starting) => match run.phase.as_deref() {
+            Some("listening") => {
+                "listening, but no generation proven yet (not ready), nothing fatal".to_string()
+            }
             Some(phase) => format!("starting up ({phase}), not ready yet, nothing fatal"),
             None => "starting up, not ready yet, nothing fatal".to_string(),
         },

@@ -57,5 +57,5 @@ fuzz_target!(|data: &[u8]| {
         diagnose(BufReader::with_capacity(step, Trickle { bytes: log, step }), JudgeOptions::default());
     assert!(whole == split, "the diagnosis changed with the read size {step}");
 
-    let _ = diagnose(log, JudgeOptions { last_only: true });
+    let _ = diagnose(log, JudgeOptions { latest: Some(1) });
 });

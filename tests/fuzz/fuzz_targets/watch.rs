@@ -39,10 +39,10 @@ fuzz_target!(|data: &[u8]| {
     drop(sink);
     for event in &events {
         engine.feed(event);
-        let diagnosis = engine.diagnose(JudgeOptions { last_only: true });
+        let diagnosis = engine.diagnose(JudgeOptions { latest: Some(1) });
         let _ = if started { watcher.update(&diagnosis) } else { watcher.start(&diagnosis) };
         started = true;
     }
-    let diagnosis = engine.diagnose(JudgeOptions { last_only: true });
+    let diagnosis = engine.diagnose(JudgeOptions { latest: Some(1) });
     assert!(matches!(watcher.ended(&diagnosis), 0..=4));
 });

@@ -1,0 +1,205 @@
+//! What a server's progress line says: how many requests run and wait,
+//! and how fast tokens come.
+//!
+//! sglang's scheduler lines (`Decode batch. #running-req: 8, #token: …,
+//! gen throughput (token/s): 183.54, #queue-req: 0`) and vLLM's stats
+//! lines (`Engine 000: Avg prompt throughput: 0.0 tokens/s, …, Running: 18
+//! reqs, Waiting: 43 reqs, …`) are a header and a list of `key: value`
+//! fields. The field order, the separator after the header and the set of
+//! optional fields change from release to release (sglang
+//! `scheduler_metrics_mixin.py`, vLLM `v1/metrics/loggers.py` and V0
+//! `engine/metrics.py`), so the list is parsed as a list and fields are
+//! found by their whole key.
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_until, take_while1};
+use nom::character::complete::{char, digit1, space0};
+use nom::combinator::opt;
+use nom::multi::separated_list1;
+use nom::number::complete::double;
+use nom::sequence::{delimited, terminated};
+use nom::{IResult, Parser};
+
+/// Which progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressKind {
+    /// sglang `Prefill batch`: new requests are being prefilled.
+    Prefill,
+    /// sglang `Decode batch`: running requests are generating.
+    Decode,
+    /// vLLM's periodic stats line.
+    Stats,
+}
+
+/// The figures of one progress line; `None` where the line does not say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    /// Which line it is.
+    pub kind: ProgressKind,
+    /// Requests running.
+    pub running: Option<u64>,
+    /// Requests waiting (sglang `#queue-req`, vLLM `Waiting`/`Pending`).
+    pub queued: Option<u64>,
+    /// Generated tokens per second.
+    pub generation: Option<f64>,
+}
+
+impl Figures {
+    /// Requests were running or waiting when the line was written.
+    pub fn work_pending(&self) -> bool {
+        self.running.unwrap_or(0) + self.queued.unwrap_or(0) > 0
+    }
+}
+
+/// Whether `message` opens like a progress line (cheap; [`figures`] reads
+/// it).
+pub fn is_progress_line(message: &str) -> bool {
+    message.starts_with("Decode batch")
+        || message.starts_with("Prefill batch")
+        || message.contains(VLLM_FIRST_FIELD)
+}
+
+/// The figures of a progress line, or `None` if `message` is not one.
+pub fn figures(message: &str) -> Option<Figures> {
+    let (fields, kind) = header(message.trim_end())?;
+    let fields = fields.trim_end_matches([',', ' ', '.']);
+    let (_, list) = separated_list1(tag(", "), field).parse(fields).ok()?;
+    let value = |keys: &[&str]| list.iter().find(|(key, _)| keys.contains(key)).map(|(_, value)| *value);
+    let count = |keys: &[&str]| value(keys).and_then(leading_number).map(|n| n as u64);
+    let figures = match kind {
+        ProgressKind::Stats => Figures {
+            kind,
+            running: count(&["Running"]),
+            queued: count(&["Waiting", "Pending"]),
+            generation: value(&["Avg generation throughput"]).and_then(leading_number),
+        },
+        ProgressKind::Prefill | ProgressKind::Decode => Figures {
+            kind,
+            running: count(&["#running-req"]),
+            queued: count(&["#queue-req"]),
+            generation: value(&["gen throughput (token/s)"]).and_then(leading_number),
+        },
+    };
+    Some(figures)
+}
+
+/// The header, up to the field list: sglang `Decode batch.`, `Decode
+/// batch,`, `Decode batch [812],`, `Prefill batch(mixed #running-req:
+/// 3).`; for vLLM, whatever comes before `Avg prompt throughput` (`Engine
+/// 000: `, `2 Engines Aggregated: `, nothing in V0), which is its first
+/// field.
+fn header(input: &str) -> Option<(&str, ProgressKind)> {
+    let mut sglang = terminated(
+        alt((
+            tag("Prefill batch").map(|_| ProgressKind::Prefill),
+            tag("Decode batch").map(|_| ProgressKind::Decode),
+        )),
+        (
+            opt(delimited(tag("(mixed #running-req: "), digit1, char(')'))),
+            opt(delimited(tag(" ["), digit1, char(']'))),
+            alt((char('.'), char(','))),
+            space0,
+        ),
+    );
+    let parsed: IResult<&str, ProgressKind> = sglang.parse(input);
+    match parsed {
+        Ok((rest, kind)) => Some((rest, kind)),
+        Err(_) => input.find(VLLM_FIRST_FIELD).map(|at| (&input[at..], ProgressKind::Stats)),
+    }
+}
+
+/// The field vLLM's stats lines open with, in every version.
+const VLLM_FIRST_FIELD: &str = "Avg prompt throughput: ";
+
+/// `key: value`, the value running to the next `, ` or the end.
+fn field(input: &str) -> IResult<&str, (&str, &str)> {
+    let (rest, key) = terminated(take_while1(|c| c != ':' && c != ','), tag(": ")).parse(input)?;
+    let (rest, value) = alt((take_until(", "), take_while1(|_| true))).parse(rest)?;
+    Ok((rest, (key, value)))
+}
+
+/// The number a value starts with (`18 reqs`, `1055.3 tokens/s`, `95.9%`).
+fn leading_number(value: &str) -> Option<f64> {
+    double::<&str, nom::error::Error<&str>>(value).ok().map(|(_, n)| n).filter(|n| n.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(message: &str) -> (ProgressKind, Option<u64>, Option<u64>, Option<f64>) {
+        let f = figures(message).unwrap_or_else(|| panic!("not read: {message}"));
+        (f.kind, f.running, f.queued, f.generation)
+    }
+
+    #[test]
+    fn sglang_lines_of_every_era() {
+        use ProgressKind::*;
+        // 2024 (sglang issue #1612), 2025 with a trailing separator, 2026 with a comma header.
+        assert_eq!(
+            read("Prefill batch. #new-seq: 4, #new-token: 8192, #cached-token: 291, cache hit rate: 2.76%, token usage: 0.04, #running-req: 1, #queue-req: 38"),
+            (Prefill, Some(1), Some(38), None)
+        );
+        assert_eq!(
+            read("Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, "),
+            (Prefill, Some(0), Some(0), None)
+        );
+        assert_eq!(
+            read("Decode batch. #running-req: 8, #token: 67724, token usage: 0.13, gen throughput (token/s): 183.54, #queue-req: 0"),
+            (Decode, Some(8), Some(0), Some(183.54))
+        );
+        assert_eq!(
+            read("Decode batch, #running-req: 3, #token: 266624, token usage: 0.43, accept len: 1.67, accept rate: 0.13, pre-allocated usage: 0.22, #prealloc-req: 0, #transfer-req: 1, #retracted-req: 0, cuda graph: True, gen throughput (token/s): 183.10, #queue-req: 0"),
+            (Decode, Some(3), Some(0), Some(183.10))
+        );
+        assert_eq!(
+            read("Decode batch [812], #running-req: 24, #token: 233600, token usage: 0.66, npu graph: True, gen throughput (token/s): 239.06, #queue-req: 2"),
+            (Decode, Some(24), Some(2), Some(239.06))
+        );
+        assert_eq!(
+            read("Prefill batch(mixed #running-req: 3). #new-seq: 1, #new-token: 24, #cached-token: 0, token usage: 0.01, #running-req: 3, #queue-req: 0"),
+            (Prefill, Some(3), Some(0), None)
+        );
+        // Keys are whole: `#token` is not `#new-token`, `token usage` not `full token usage`.
+        let f = figures("Prefill batch, #new-seq: 1, #new-token: 8192, #cached-token: 0, full token usage: 0.01, swa token usage: 0.01, #running-req: 0, #queue-req: 1, #pending-token: 46401, cuda graph: False, input throughput (token/s): 8072.80").unwrap();
+        assert_eq!((f.running, f.queued), (Some(0), Some(1)));
+        assert!(f.work_pending());
+    }
+
+    #[test]
+    fn vllm_lines_of_every_era() {
+        use ProgressKind::Stats;
+        assert_eq!(
+            read("Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 1055.3 tokens/s, Running: 18 reqs, Waiting: 43 reqs, GPU KV cache usage: 95.9%, Prefix cache hit rate: 0.0%"),
+            (Stats, Some(18), Some(43), Some(1055.3))
+        );
+        assert_eq!(
+            read("2 Engines Aggregated: Avg prompt throughput: 24.2 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.1%, Prefix cache hit rate: 0.0%"),
+            (Stats, Some(1), Some(0), Some(0.0))
+        );
+        // V0, with and without its final period.
+        assert_eq!(
+            read("Avg prompt throughput: 522.1 tokens/s, Avg generation throughput: 263.1 tokens/s, Running: 106 reqs, Swapped: 0 reqs, Pending: 176 reqs, GPU KV cache usage: 98.9%, CPU KV cache usage: 0.0%."),
+            (Stats, Some(106), Some(176), Some(263.1))
+        );
+        assert_eq!(
+            read("Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.0%, CPU KV cache usage: 0.0%"),
+            (Stats, Some(0), Some(0), Some(0.0))
+        );
+    }
+
+    #[test]
+    fn other_lines_are_not_progress() {
+        for message in [
+            "Decode batchless",
+            "Load weight begin. avail mem=93.88 GB",
+            "Avg prompt throughput",
+            "Decode batch. ",
+            "",
+        ] {
+            assert_eq!(figures(message), None, "{message}");
+        }
+        assert!(is_progress_line("Decode batch. #running-req: 1"));
+        assert!(!is_progress_line("KV cache pool is full. Retract requests."));
+    }
+}

@@ -1,0 +1,180 @@
+//! Following a growing input (`logdiag watch`): a thread reads it through
+//! the same code as batch mode (shape sniffing, every journal format, the
+//! line cap, framing, grouping) and hands events over a bounded channel,
+//! so it never runs ahead of the judge by more than [`IN_FLIGHT`] events.
+//!
+//! Line numbers are the file's own: each file the path had (after a
+//! truncation, after a rotation) is a part of one stream, announced before
+//! its lines ([`Fed::Part`]), exactly as rotated files are in batch mode.
+
+use std::cell::Cell;
+use std::io::{self, BufReader, Read};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+
+use super::{EventSink, Session};
+use crate::events::Event;
+use crate::framing::FormatSet;
+use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
+
+/// Events (and other news) in flight from the reading thread.
+const IN_FLIGHT: usize = 256;
+/// Bytes read from a followed input at a time.
+const BUFFER: usize = 64 * 1024;
+
+/// What the reading thread hands over, in input order.
+#[derive(Debug)]
+pub enum Fed {
+    /// The next event.
+    Event(Box<Event>),
+    /// The input has nothing more for now. `pending` are copies of the
+    /// events still open (see [`EventSink::idle`]); `lines` is the last
+    /// line number read and `formats` the prefix formats seen so far.
+    Idle { pending: Vec<Box<Event>>, lines: u64, formats: FormatSet },
+    /// A file begins at stream line `first_line`: the first one, or the
+    /// one after a truncation (`Change::Truncated`) or a rotation
+    /// (`Change::Replaced`).
+    Part { name: String, first_line: u64, after: Option<Change> },
+    /// The file whose lines begin at stream line `first_line` was rotated
+    /// away and now has the name `name`.
+    Renamed { first_line: u64, name: String },
+    /// The followed path does not exist (yet).
+    Waiting,
+    /// Lines longer than the cap were cut in the part that ended.
+    CutLines(u64),
+    /// The input ended (a stream closed); every event came before.
+    Ended { lines: u64, formats: FormatSet },
+    /// Reading failed; nothing more comes.
+    Failed(io::Error),
+}
+
+/// The receiving end: what the reading thread hands over, and a way back
+/// for used events.
+pub struct Followed {
+    /// News from the input, in order.
+    pub news: Receiver<Fed>,
+    used: SyncSender<Box<Event>>,
+}
+
+impl Followed {
+    /// Hands back a used event so its buffers are reused.
+    pub fn recycle(&self, event: Box<Event>) {
+        let _ = self.used.try_send(event);
+    }
+}
+
+/// Follows the file at `path` (named `name` in reports).
+pub fn follow_file(path: PathBuf, name: String) -> Followed {
+    spawn(move |reader| reader.follow_file(path, name))
+}
+
+/// Follows a stream (standard input) until it closes.
+pub fn follow_stream(stream: Box<dyn Read + Send>) -> Followed {
+    spawn(move |reader| reader.follow_stream(stream))
+}
+
+fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> Followed {
+    let (tx, news) = mpsc::sync_channel(IN_FLIGHT);
+    let (used, used_rx) = mpsc::sync_channel(IN_FLIGHT);
+    std::thread::spawn(move || {
+        let mut reader = Reader { tx, used: Some(used_rx), read: Rc::default() };
+        if let Err(e) = read(&mut reader) {
+            // A closed channel means the judge has gone: nothing to tell.
+            let _ = reader.tx.send(Fed::Failed(e));
+        }
+    });
+    Followed { news, used }
+}
+
+/// The lines read so far and the formats seen.
+type Seen = Rc<Cell<(u64, FormatSet)>>;
+
+struct Reader {
+    tx: SyncSender<Fed>,
+    used: Option<Receiver<Box<Event>>>,
+    read: Seen,
+}
+
+impl Reader {
+    fn send(&self, fed: Fed) -> io::Result<()> {
+        self.tx.send(fed).map_err(|_| io::ErrorKind::BrokenPipe.into())
+    }
+
+    fn follow_file(&mut self, path: PathBuf, name: String) -> io::Result<()> {
+        let mut followed = FollowedFile::new(&path);
+        let mut sink = Forward { tx: self.tx.clone(), used: self.used.take(), read: self.read.clone() };
+        let mut session = Session::following(&mut sink);
+        let mut after = None;
+        loop {
+            let mut part = followed.next_part(&mut || {
+                let _ = self.tx.send(Fed::Waiting);
+            })?;
+            let first_line = session.last_line() + 1;
+            self.send(Fed::Part { name: name.clone(), first_line, after })?;
+            let seen = self.read.clone();
+            let summary =
+                session.read(BufReader::with_capacity(BUFFER, &mut part), &mut |line, formats| {
+                    let (_, mut all) = seen.get();
+                    all.extend(formats);
+                    seen.set((line, all));
+                })?;
+            if let Some(e) = summary.error {
+                return Err(e);
+            }
+            if summary.cut_lines > 0 {
+                self.send(Fed::CutLines(summary.cut_lines))?;
+            }
+            after = part.chunks().change();
+            if after == Some(Change::Replaced) {
+                if let Some(renamed) = part.chunks().renamed_to() {
+                    self.send(Fed::Renamed { first_line, name: renamed.display().to_string() })?;
+                }
+            }
+            followed.part_ended(part);
+        }
+    }
+
+    fn follow_stream(&mut self, stream: Box<dyn Read + Send>) -> io::Result<()> {
+        let mut part = Growing::new(StreamChunks::spawn(stream));
+        let mut sink = Forward { tx: self.tx.clone(), used: self.used.take(), read: self.read.clone() };
+        let mut session = Session::following(&mut sink);
+        let seen = self.read.clone();
+        let summary = session.read(BufReader::with_capacity(BUFFER, &mut part), &mut |line, formats| {
+            let (_, mut all) = seen.get();
+            all.extend(formats);
+            seen.set((line, all));
+        })?;
+        session.finish()?;
+        if let Some(e) = summary.error {
+            return Err(e);
+        }
+        if summary.cut_lines > 0 {
+            self.send(Fed::CutLines(summary.cut_lines))?;
+        }
+        let (lines, formats) = self.read.get();
+        self.send(Fed::Ended { lines, formats })
+    }
+}
+
+/// Hands events to the judge's thread.
+struct Forward {
+    tx: SyncSender<Fed>,
+    used: Option<Receiver<Box<Event>>>,
+    read: Seen,
+}
+
+impl EventSink for Forward {
+    fn take(&mut self, event: Box<Event>) -> io::Result<()> {
+        self.tx.send(Fed::Event(event)).map_err(|_| io::ErrorKind::BrokenPipe.into())
+    }
+
+    fn spare(&mut self) -> Option<Box<Event>> {
+        self.used.as_ref()?.try_recv().ok()
+    }
+
+    fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
+        let (lines, formats) = self.read.get();
+        self.tx.send(Fed::Idle { pending, lines, formats }).map_err(|_| io::ErrorKind::BrokenPipe.into())
+    }
+}
