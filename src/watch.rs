@@ -151,6 +151,10 @@ pub struct Watcher {
     /// When the lines read so far were written, at the latest: the moment
     /// watching began for what the log already held, then each update.
     written: Option<Instant>,
+    /// The first diagnosis was taken.
+    started: bool,
+    /// The input has ended: nothing waits for signs of life any more.
+    input_ended: bool,
 }
 
 impl Watcher {
@@ -163,6 +167,8 @@ impl Watcher {
             pending_crash: None,
             work_seen: None,
             written: None,
+            started: false,
+            input_ended: false,
         }
     }
 
@@ -177,6 +183,7 @@ impl Watcher {
         written: Instant,
     ) -> (Vec<Change>, Option<i32>) {
         self.written = Some(written.min(now));
+        self.started = true;
         let mut changes = Vec::new();
         if !self.history_told {
             if let Some(run) = self.history(diagnosis) {
@@ -206,7 +213,7 @@ impl Watcher {
                 Some((line, since)) if line == run.stream_first_line => since,
                 _ => written,
             };
-            if !sure && now.duration_since(since) < CRASH_GRACE {
+            if !sure && !self.input_ended && now.duration_since(since) < CRASH_GRACE {
                 self.pending_crash = Some((run.stream_first_line, since));
                 return (Vec::new(), None);
             }
@@ -252,6 +259,16 @@ impl Watcher {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Takes the diagnosis of the whole input, once it has ended: a crash
+    /// still waiting for signs of life is decided (none can come), and the
+    /// last state of the current launch gives the exit code.
+    pub fn end(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, i32) {
+        self.input_ended = true;
+        let (changes, code) =
+            if self.started { self.update(diagnosis, now) } else { self.start(diagnosis, now, now) };
+        (changes, code.unwrap_or_else(|| self.ended(diagnosis)))
     }
 
     /// The exit code when the input ends: the last state of the current

@@ -128,6 +128,16 @@ fn every_journalctl_output_mode_gives_the_same_diagnosis() {
         if mode != "cat" {
             assert_eq!(report["runs"][0]["unit"], "sglang-k26.service", "-o {mode}");
         }
+        // `logdiag watch` reads the same stream to the same answer.
+        let input = std::fs::read(&rendered).unwrap();
+        let watched = run_stdin(&["watch", "-", "--until", "exit", "--format", "json"], &input);
+        assert_eq!(watched.status.code(), Some(1), "watch -o {mode}: {}", stdout(&watched));
+        let records: Vec<serde_json::Value> =
+            stdout(&watched).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let crash = records.iter().find(|r| r["state"] == "crashed").expect("a crashed state");
+        let decisive = &crash["run"]["root_cause"]["evidence"][0];
+        assert_eq!(crash["run"]["root_cause"]["category"], "flashinfer-unsupported-arch", "watch -o {mode}");
+        assert_eq!(decisive["line"], evidence["line"], "watch -o {mode}");
     }
 }
 
@@ -152,4 +162,17 @@ fn a_newest_first_journal_is_judged_in_time_order() {
         .collect();
     assert!(symptoms.iter().any(|s| s.contains("status=9/KILL")), "{symptoms:?}");
     assert!(report["inputs"][0]["notices"][0].as_str().unwrap().contains("newest first"));
+    // `logdiag watch` puts it in order too, on stdin and in a file.
+    let input = std::fs::read(&rendered).unwrap();
+    let piped = run_stdin(&["watch", "-", "--until", "exit", "--format", "json"], &input);
+    let followed = run(&["watch", rendered.to_str().unwrap(), "--until", "exit", "--format", "json"]);
+    for (how, out) in [("stdin", piped), ("file", followed)] {
+        assert_eq!(out.status.code(), Some(1), "watch {how}: {}", stdout(&out));
+        let crash: serde_json::Value = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .find(|r: &serde_json::Value| r["state"] == "crashed")
+            .unwrap();
+        assert_eq!(crash["run"]["root_cause"]["evidence"][0]["line"], 5, "watch {how}");
+    }
 }

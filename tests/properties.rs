@@ -1,11 +1,14 @@
 //! Properties that must hold for every input, checked on generated ones:
 //! no panic whatever the bytes; the same diagnosis however the reads are
-//! split; harmless noise never turns a healthy log into a crash.
+//! split, and whenever a followed input goes idle; harmless noise never
+//! turns a healthy log into a crash.
 
 use std::io::{self, BufRead, BufReader, Read};
 
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
-use logdiag::pipeline::feed_source;
+use logdiag::events::Event;
+use logdiag::input::follow::{Chunks, Growing};
+use logdiag::pipeline::{feed_source, EventSink, Session};
 use logdiag::report::{write_json, write_text, TextOptions};
 use logdiag::rules::RuleSet;
 use proptest::prelude::*;
@@ -85,6 +88,32 @@ proptest! {
     }
 
     #[test]
+    fn a_follower_sees_what_batch_mode_sees_of_the_lines_so_far(
+        bytes in log_bytes(),
+        pauses in proptest::collection::vec(0usize..4096, 0..12),
+    ) {
+        let (seen, last) = follow(&bytes, pauses.into_iter().map(|p| p % (bytes.len() + 1)).collect::<std::collections::BTreeSet<_>>().into_iter().collect());
+        let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        let export = bytes.starts_with(b"__CURSOR=") || bytes.starts_with(b"__REALTIME_TIMESTAMP=");
+        for (count, diagnosis) in seen {
+            // The export format is read as bytes, not lines: its prefixes are
+            // whole entries, which line counts do not tell apart.
+            if export {
+                continue;
+            }
+            let prefix = lines[..(count as usize).min(lines.len())].concat();
+            let batch = diagnose(&prefix[..]);
+            if !newest_first(&batch) {
+                prop_assert_eq!(&diagnosis.runs, &batch.runs, "after line {}", count);
+            }
+        }
+        let batch = diagnose(&bytes[..]);
+        if !newest_first(&batch) {
+            prop_assert_eq!(last.runs, batch.runs);
+        }
+    }
+
+    #[test]
     fn the_diagnosis_does_not_depend_on_how_reads_are_split(
         bytes in log_bytes(),
         sizes in proptest::collection::vec(1usize..64, 1..8),
@@ -94,6 +123,65 @@ proptest! {
         let split = diagnose(reader);
         prop_assert_eq!(whole, split);
     }
+}
+
+/// A growing input that goes idle at the given byte offsets.
+struct Pauses {
+    bytes: Vec<u8>,
+    at: usize,
+    pauses: Vec<usize>,
+    idle_due: bool,
+}
+
+impl Chunks for Pauses {
+    fn next_chunk(&mut self, buf: &mut [u8], wait: bool) -> io::Result<Option<usize>> {
+        if std::mem::take(&mut self.idle_due) && !wait {
+            return Ok(None);
+        }
+        let next = self.pauses.iter().copied().find(|&p| p > self.at).unwrap_or(self.bytes.len());
+        let n = (next - self.at).min(buf.len());
+        buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        self.idle_due = self.at == next && n > 0;
+        Ok(Some(n))
+    }
+}
+
+/// What a follower of `bytes` sees: at each idle moment, the lines read so
+/// far and the diagnosis of them with the events still open; at the end,
+/// the final diagnosis.
+fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis) {
+    struct Judge<'r> {
+        engine: Engine<'r>,
+        lines: std::rc::Rc<std::cell::Cell<u64>>,
+        seen: Vec<(u64, Diagnosis)>,
+    }
+    impl EventSink for Judge<'_> {
+        fn take(&mut self, event: Box<Event>) -> io::Result<()> {
+            self.engine.feed(&event);
+            Ok(())
+        }
+        fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
+            self.seen.push((self.lines.get(), self.engine.diagnose_with(&pending, JudgeOptions::default())));
+            Ok(())
+        }
+    }
+    let lines = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut engine = Engine::new(rules());
+    engine.begin_source("input.log");
+    let mut judge = Judge { engine, lines: lines.clone(), seen: Vec::new() };
+    let mut part = Growing::new(Pauses { bytes: bytes.to_vec(), at: 0, pauses, idle_due: false });
+    let mut session = Session::following(&mut judge);
+    let _ = session.read(BufReader::with_capacity(7, &mut part), &mut |line, _| lines.set(line));
+    session.finish().unwrap();
+    let last = judge.engine.diagnose(JudgeOptions::default());
+    (judge.seen, last)
+}
+
+/// Batch mode took the input for a newest-first journal and reordered it
+/// (the follower is the session alone, which reads lines as they come).
+fn newest_first(diagnosis: &Diagnosis) -> bool {
+    diagnosis.inputs.iter().flat_map(|i| &i.notices).any(|n| n.contains("newest first"))
 }
 
 /// Scary-looking lines that are harmless: noise on a healthy server.

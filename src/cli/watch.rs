@@ -156,8 +156,7 @@ impl Judge<'_> {
                 }
             }
             if ended {
-                let (diagnosis, code) = self.judge(out)?;
-                let code = code.unwrap_or_else(|| self.watcher.ended(&diagnosis));
+                let code = self.judge_end(out)?;
                 return self.finish(out, code, "input ended");
             }
             let now = Instant::now();
@@ -168,7 +167,7 @@ impl Judge<'_> {
                 || (self.dirty && now >= self.last_judged + THROTTLE)
                 || self.wake.is_some_and(|w| now >= w);
             if self.caught_up && due {
-                if let (_, Some(code)) = self.judge(out)? {
+                if let Some(code) = self.judge(out)? {
                     return self.finish(out, code, "decided");
                 }
             }
@@ -191,8 +190,9 @@ impl Judge<'_> {
                 self.caught_up = true;
                 return Ok(Taken::Idle);
             }
-            Fed::Part { name, first_line, after } => {
-                self.engine.begin_part(&name, first_line, None);
+            Fed::Notice(notice) => self.engine.note_input_problem(notice),
+            Fed::Part { name, first_line, after, reversed } => {
+                self.engine.begin_part(&name, first_line, reversed);
                 let what = match after {
                     Some(FileChange::Truncated) => Some("truncated"),
                     Some(FileChange::Replaced) => Some("replaced"),
@@ -223,9 +223,9 @@ impl Judge<'_> {
         Ok(Taken::Event)
     }
 
-    /// Judges the log so far and reports what changed; returns the
-    /// diagnosis and the exit code, once the awaited state is reached.
-    fn judge(&mut self, out: &mut dyn Write) -> Result<(crate::engine::Diagnosis, Option<i32>), Failure> {
+    /// Judges the log so far and reports what changed; returns the exit
+    /// code once the awaited state is reached.
+    fn judge(&mut self, out: &mut dyn Write) -> Result<Option<i32>, Failure> {
         let options = JudgeOptions { latest: Some(JUDGED_RUNS) };
         let diagnosis = if self.since_snapshot {
             self.engine.diagnose(options)
@@ -245,7 +245,17 @@ impl Judge<'_> {
         self.dirty = false;
         self.last_judged = now;
         self.wake = self.watcher.next_deadline(&diagnosis);
-        Ok((diagnosis, code))
+        Ok(code)
+    }
+
+    /// Judges the whole input once it has ended; returns the exit code.
+    fn judge_end(&mut self, out: &mut dyn Write) -> Result<i32, Failure> {
+        let diagnosis = self.engine.diagnose(JudgeOptions { latest: Some(JUDGED_RUNS) });
+        let (changes, code) = self.watcher.end(&diagnosis, Instant::now());
+        for change in &changes {
+            self.print(out, change)?;
+        }
+        Ok(code)
     }
 
     /// When the log was last written, at the latest: the file's

@@ -85,13 +85,16 @@ impl<'r> Engine<'r> {
     }
 
     /// Records a part of the current source (a rotated file) whose first
-    /// line is line `first_line` of the stream. `reversed` is its line count
-    /// when it was read bottom-up (a newest-first journal).
+    /// line is line `first_line` of the stream (again: the later record
+    /// stands). `reversed` is its line count when it was read bottom-up (a
+    /// newest-first journal).
     pub fn begin_part(&mut self, name: &str, first_line: u64, reversed: Option<u64>) {
         if let Some(source) = self.sources.last_mut() {
             let part = place::Part { name: name.to_string(), first_line, reversed };
             if first_line <= 1 {
                 source.parts[0] = part;
+            } else if let Some(same) = source.parts.iter_mut().find(|p| p.first_line == first_line) {
+                *same = part;
             } else {
                 source.parts.push(part);
             }
@@ -148,6 +151,12 @@ impl<'r> Engine<'r> {
             _ => {}
         }
         self.matches.clear();
+        // A run needs one proof of readiness; decode lines keep offering it.
+        self.scratch.skip_ready = source.runs.last().is_some_and(|run| {
+            run.ready.is_some()
+                && !source.boot_pending
+                && !source.launch_after.is_some_and(|n| event.first_line() > n && run.first_line <= n)
+        });
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
 

@@ -54,9 +54,14 @@ impl Figures {
 /// Whether `message` opens like a progress line (cheap; [`figures`] reads
 /// it).
 pub fn is_progress_line(message: &str) -> bool {
-    message.starts_with("Decode batch")
-        || message.starts_with("Prefill batch")
-        || message.contains(VLLM_FIRST_FIELD)
+    // vLLM's field comes first, or after `Engine 000: ` / `2 Engines
+    // Aggregated: `; other lines (HTTP access lines) are not searched.
+    let vllm = || {
+        let opening =
+            message.as_bytes().first().is_some_and(u8::is_ascii_digit) || message.starts_with("Engine ");
+        message.starts_with(VLLM_FIRST_FIELD) || (opening && message.contains(VLLM_FIRST_FIELD))
+    };
+    message.starts_with("Decode batch") || message.starts_with("Prefill batch") || vllm()
 }
 
 /// The figures of a progress line, or `None` if `message` is not one.

@@ -13,10 +13,11 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{EventSink, Session};
+use super::{reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
+use crate::input::with_head;
 
 /// Events (and other news) in flight from the reading thread.
 const IN_FLIGHT: usize = 256;
@@ -34,8 +35,12 @@ pub enum Fed {
     Idle { pending: Vec<Box<Event>>, lines: u64, formats: FormatSet },
     /// A file begins at stream line `first_line`: the first one, or the
     /// one after a truncation (`Change::Truncated`) or a rotation
-    /// (`Change::Replaced`).
-    Part { name: String, first_line: u64, after: Option<Change> },
+    /// (`Change::Replaced`). `reversed` is its line count when it was read
+    /// bottom-up (a newest-first journal): the part is then announced again,
+    /// once that is known.
+    Part { name: String, first_line: u64, after: Option<Change>, reversed: Option<u64> },
+    /// Something the report should say about the input.
+    Notice(String),
     /// The file whose lines begin at stream line `first_line` was rotated
     /// away and now has the name `name`.
     Renamed { first_line: u64, name: String },
@@ -111,14 +116,7 @@ impl Reader {
                 let _ = self.tx.send(Fed::Waiting);
             })?;
             let first_line = session.last_line() + 1;
-            self.send(Fed::Part { name: name.clone(), first_line, after })?;
-            let seen = self.read.clone();
-            let summary =
-                session.read(BufReader::with_capacity(BUFFER, &mut part), &mut |line, formats| {
-                    let (_, mut all) = seen.get();
-                    all.extend(formats);
-                    seen.set((line, all));
-                })?;
+            let summary = self.read_part(&mut session, &mut part, &name, after)?;
             if let Some(e) = summary.error {
                 return Err(e);
             }
@@ -139,12 +137,7 @@ impl Reader {
         let mut part = Growing::new(StreamChunks::spawn(stream));
         let mut sink = Forward { tx: self.tx.clone(), used: self.used.take(), read: self.read.clone() };
         let mut session = Session::following(&mut sink);
-        let seen = self.read.clone();
-        let summary = session.read(BufReader::with_capacity(BUFFER, &mut part), &mut |line, formats| {
-            let (_, mut all) = seen.get();
-            all.extend(formats);
-            seen.set((line, all));
-        })?;
+        let summary = self.read_part(&mut session, &mut part, "-", None)?;
         session.finish()?;
         if let Some(e) = summary.error {
             return Err(e);
@@ -154,6 +147,77 @@ impl Reader {
         }
         let (lines, formats) = self.read.get();
         self.send(Fed::Ended { lines, formats })
+    }
+}
+
+impl Reader {
+    /// Reads one part (announcing it first) through the session, as batch
+    /// mode reads a file: a newest-first journal (`journalctl -r`) is put
+    /// back in time order, with what the part holds when it first goes
+    /// idle (a stream: all of it).
+    fn read_part(
+        &self,
+        session: &mut Session<'_>,
+        part: impl Read,
+        name: &str,
+        after: Option<Change>,
+    ) -> io::Result<ReadSummary> {
+        let first_line = session.last_line() + 1;
+        let seen = self.read.clone();
+        let mut count = move |line: u64, formats: FormatSet| {
+            let (_, mut all) = seen.get();
+            all.extend(formats);
+            seen.set((line, all));
+        };
+        // Announced before its first line: an empty file is a part too.
+        self.send(Fed::Part { name: name.to_string(), first_line, after, reversed: None })?;
+        let (head, mut reader) = with_head(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES);
+        if !reversed::looks_reversed(&head) {
+            return session.read(reader, &mut count);
+        }
+        match reversed::reverse_lines(&mut BufReader::new(UntilIdle(&mut reader)))? {
+            reversed::Reordered::Lines(bytes, lines) => {
+                self.send(Fed::Part {
+                    name: name.to_string(),
+                    first_line,
+                    after: None,
+                    reversed: Some(lines),
+                })?;
+                self.send(Fed::Notice(
+                    "it reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
+                        .into(),
+                ))?;
+                session.read(io::Cursor::new(bytes), &mut count)?;
+                session.idle()?;
+                // Whatever comes after is read as it comes.
+                self.send(Fed::Part {
+                    name: name.to_string(),
+                    first_line: session.last_line() + 1,
+                    after: None,
+                    reversed: None,
+                })?;
+                session.read(reader, &mut count)
+            }
+            reversed::Reordered::TooLarge(held) => {
+                self.send(Fed::Notice(
+                    "it reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences".into(),
+                ))?;
+                session.read(BufReader::new(io::Cursor::new(held).chain(reader)), &mut count)
+            }
+        }
+    }
+}
+
+/// A followed input read only as far as it goes now: its idle signal is
+/// its end.
+struct UntilIdle<R>(R);
+
+impl<R: Read> Read for UntilIdle<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
+            other => other,
+        }
     }
 }
 

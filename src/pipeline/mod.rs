@@ -147,6 +147,13 @@ impl<'f> Session<'f> {
         self.flush()
     }
 
+    /// In a following session, shows the sink what is pending, as when
+    /// the input goes idle (after a part read at once, such as a journal
+    /// put back in time order).
+    pub fn idle(&mut self) -> io::Result<()> {
+        self.feeder.idle()
+    }
+
     /// Closes every open event and hands it out: after a quiet period in a
     /// followed stream, a traceback is complete.
     pub fn flush(&mut self) -> io::Result<()> {

@@ -218,6 +218,10 @@ pub struct RuleSet {
 #[derive(Debug, Default)]
 pub struct MatchScratch {
     candidates: prefilter::CandidateScratch,
+    /// The run being read has proven it is ready: `ready` markers (a
+    /// decode batch with generated tokens, on every such line) need not be
+    /// matched again.
+    pub skip_ready: bool,
 }
 
 impl RuleSet {
@@ -269,12 +273,16 @@ impl RuleSet {
 
     /// Appends every (rule, line) match in `event` to `out`, in line order.
     pub fn match_event(&self, event: &Event, scratch: &mut MatchScratch, out: &mut Vec<LineMatch>) {
+        let skip_ready = scratch.skip_ready;
         for (index, line) in event.lines.iter().enumerate() {
             let message = line.message();
             if message.is_empty() {
                 continue;
             }
             for candidate in self.prefilter.candidates(message, &mut scratch.candidates) {
+                if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
+                    continue;
+                }
                 if let Some(m) = self.match_line(candidate, event, index) {
                     out.push(m);
                 }

@@ -142,3 +142,18 @@ fn a_silence_that_began_before_watching_counts_from_the_last_write() {
     let (changes, code) = w.start(&diagnose(&log), t0 + hang * 2, t0);
     assert_eq!((states(&changes), code), (vec![("hung", false)], Some(EXIT_HUNG)));
 }
+
+#[test]
+fn when_the_input_ends_a_crash_waiting_for_signs_of_life_is_decided() {
+    let t0 = Instant::now();
+    let log = format!("{RELAUNCH}{SIGQUIT}");
+    let mut w = watcher(Until::Ready);
+    w.start(&diagnose(RELAUNCH), t0, t0);
+    assert_eq!(w.update(&diagnose(&log), t0), (Vec::new(), None));
+    let (changes, code) = w.end(&diagnose(&log), t0);
+    assert_eq!((states(&changes), code), (vec![("crashed", false)], 3));
+    // A stream that closes before any launch is ready: the input ended first.
+    let mut w = watcher(Until::Ready);
+    let (changes, code) = w.end(&diagnose(RELAUNCH), t0);
+    assert_eq!((states(&changes), code), (vec![("loading-weights", false)], EXIT_ENDED_FIRST));
+}
