@@ -97,6 +97,9 @@ enum Command {
     /// the current launch: starting, loading weights, capturing CUDA
     /// graphs, autotuning, listening, ready, serving, hung, stopped,
     /// crashed.
+    #[command(
+        long_about = "Follow a growing log (or a stream) and report each state change of the current launch.\n\nThe current launch is the latest one in the log, whenever its lines were written: the log is read from its start, and a launch that already crashed, stopped or became ready is decided at once. Earlier launches are history. It is `ready` only on a line that proves a generation completed (sglang's warm-up, a decode batch or vLLM stats line with generated tokens, a TGI `Success`, llama.cpp timings); a server that listens or answers requests is `listening`."
+    )]
     Watch(WatchArgs),
     /// Print the parsed events of a log as JSON lines (for rule authors).
     Events {
@@ -107,8 +110,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Follow a growing log (or a stream) and report each state change of the current launch.\n\nThe current launch is the latest one in the log, whenever its lines were written: the log is read from its start, and a launch that already crashed, stopped or became ready is decided at once. Earlier launches are history. It is `ready` only on a line that proves a generation completed (sglang's warm-up, a decode batch or vLLM stats line with generated tokens, a TGI `Success`, llama.cpp timings); a server that listens or answers requests is `listening`.",
-    after_help = "--until:\n  ready  exit 0 when the launch is ready (a generation completed); 1/3 if it crashes first, 5 if it hangs, 4 if it stops or the input ends\n  crash  exit 1/3 when it crashes, 5 if it hangs; keeps watching through stops and restarts\n  exit   exit 0 when it stops in an orderly way, 1/3 if it crashes, 5 if it hangs\n  (none) report every change until the input ends, then exit 0, or 1/3 if the launch crashed, 5 if it hung\n\nExit codes: 0 the awaited state, 1 crashed (cause identified), 3 crashed (cause not identified), 4 the input ended or the launch stopped before the awaited state, 5 hung, 124 --timeout passed, 2 error.\n\nA log that a new launch appends to (>> server.log): give the line count before the launch, so the old launch's crash is not taken for the new one's:\n  from=$(wc -l < server.log 2>/dev/null || echo 0)\n  python -m sglang.launch_server ... >> server.log 2>&1 &\n  logdiag watch server.log --after-line \"$from\" --until ready --timeout 30m"
+    after_help = "--until:\n  ready  exit 0 when the launch is ready (a generation completed); 1/3 if it crashes first, 5 if it hangs, 4 if it stops or the input ends\n  crash  exit 1/3 when it crashes, 5 if it hangs; keeps watching through stops and restarts\n  exit   exit 0 when it stops in an orderly way, 1/3 if it crashes, 5 if it hangs\n  (none) report every change until the input ends, then exit 0, or 1/3 if the launch crashed, 5 if it hung\n\nExit codes: 0 the awaited state, 1 crashed (cause identified), 3 crashed (cause not identified), 4 the input ended or the launch stopped before the awaited state, 5 hung, 124 --timeout passed, 2 error.\n\nA log that a new launch appends to (>> server.log): give the line count before the launch, so the old launch's crash is not taken for the new one's:\n  from=$(cat server.log 2>/dev/null | wc -l)\n  python -m sglang.launch_server ... >> server.log 2>&1 &\n  logdiag watch server.log --after-line \"$from\" --until ready --timeout 30m"
 )]
 struct WatchArgs {
     /// The log to follow (it may not exist yet; it may be truncated or
