@@ -34,8 +34,9 @@ pub const EXIT_TIMEOUT: i32 = 124;
 pub const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(600);
 /// Judged at most this often while lines keep coming.
 const THROTTLE: Duration = Duration::from_millis(100);
-/// Most news taken from the reader between two looks at the clock.
-const MAX_BATCH: usize = 4096;
+/// Most messages (each up to a batch of events) taken from the reader
+/// between two looks at the clock.
+const MAX_BATCH: usize = 64;
 /// The latest runs judged: the current launch, and the one before it
 /// (reported once as history).
 const JUDGED_RUNS: usize = 2;
@@ -177,9 +178,11 @@ impl Judge<'_> {
     /// Takes one piece of news from the reader.
     fn take(&mut self, fed: Fed, followed: &Followed, out: &mut dyn Write) -> Result<Taken, Failure> {
         match fed {
-            Fed::Event(event) => {
-                self.engine.feed(&event);
-                followed.recycle(event);
+            Fed::Events(events) => {
+                for event in &events {
+                    self.engine.feed(event);
+                }
+                followed.recycle(events);
                 self.dirty = true;
                 self.since_snapshot = true;
             }

@@ -1,13 +1,16 @@
 //! Following a growing input (`logdiag watch`): a thread reads it through
 //! the same code as batch mode (shape sniffing, every journal format, the
-//! line cap, framing, grouping) and hands events over a bounded channel,
-//! so it never runs ahead of the judge by more than [`IN_FLIGHT`] events.
+//! line cap, framing, grouping) and hands events over a bounded channel in
+//! batches, so it never runs ahead of the judge by more than
+//! [`IN_FLIGHT`] batches of [`BATCH`] events. A batch goes out when it is
+//! full, and whenever the input goes idle or other news must follow it.
 //!
 //! Line numbers are the file's own: each file the path had (after a
 //! truncation, after a rotation) is a part of one stream, announced before
 //! its lines ([`Fed::Part`]), exactly as rotated files are in batch mode.
+#![allow(clippy::vec_box)] // Boxed events: see the events module.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, BufReader, Read};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -19,16 +22,18 @@ use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
 use crate::input::with_head;
 
-/// Events (and other news) in flight from the reading thread.
-const IN_FLIGHT: usize = 256;
+/// Messages in flight from the reading thread.
+const IN_FLIGHT: usize = 16;
+/// Most events in one message.
+const BATCH: usize = 256;
 /// Bytes read from a followed input at a time.
 const BUFFER: usize = 64 * 1024;
 
 /// What the reading thread hands over, in input order.
 #[derive(Debug)]
 pub enum Fed {
-    /// The next event.
-    Event(Box<Event>),
+    /// The next events, in order.
+    Events(Vec<Box<Event>>),
     /// The input has nothing more for now. `pending` are copies of the
     /// events still open (see [`EventSink::idle`]); `lines` is the last
     /// line number read and `formats` the prefix formats seen so far.
@@ -59,13 +64,13 @@ pub enum Fed {
 pub struct Followed {
     /// News from the input, in order.
     pub news: Receiver<Fed>,
-    used: SyncSender<Box<Event>>,
+    used: SyncSender<Vec<Box<Event>>>,
 }
 
 impl Followed {
-    /// Hands back a used event so its buffers are reused.
-    pub fn recycle(&self, event: Box<Event>) {
-        let _ = self.used.try_send(event);
+    /// Hands back used events so their buffers are reused.
+    pub fn recycle(&self, events: Vec<Box<Event>>) {
+        let _ = self.used.try_send(events);
     }
 }
 
@@ -83,10 +88,11 @@ fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> F
     let (tx, news) = mpsc::sync_channel(IN_FLIGHT);
     let (used, used_rx) = mpsc::sync_channel(IN_FLIGHT);
     std::thread::spawn(move || {
-        let mut reader = Reader { tx, used: Some(used_rx), read: Rc::default() };
+        let outbox = Rc::new(Outbox { tx, batch: RefCell::default() });
+        let mut reader = Reader { outbox, used: Some(used_rx), read: Rc::default() };
         if let Err(e) = read(&mut reader) {
             // A closed channel means the judge has gone: nothing to tell.
-            let _ = reader.tx.send(Fed::Failed(e));
+            let _ = reader.send(Fed::Failed(e));
         }
     });
     Followed { news, used }
@@ -95,25 +101,68 @@ fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> F
 /// The lines read so far and the formats seen.
 type Seen = Rc<Cell<(u64, FormatSet)>>;
 
-struct Reader {
+/// Where news leaves the reading thread: events wait in a batch, which
+/// goes out before any other news, so everything arrives in order.
+struct Outbox {
     tx: SyncSender<Fed>,
-    used: Option<Receiver<Box<Event>>>,
+    batch: RefCell<Vec<Box<Event>>>,
+}
+
+impl Outbox {
+    fn send(&self, fed: Fed) -> io::Result<()> {
+        self.flush()?;
+        self.tx.send(fed).map_err(|_| io::ErrorKind::BrokenPipe.into())
+    }
+
+    fn push(&self, event: Box<Event>) -> io::Result<()> {
+        let full = {
+            let mut batch = self.batch.borrow_mut();
+            batch.push(event);
+            batch.len() >= BATCH
+        };
+        if full {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        let batch = std::mem::take(&mut *self.batch.borrow_mut());
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.tx.send(Fed::Events(batch)).map_err(|_| io::ErrorKind::BrokenPipe.into())
+    }
+}
+
+struct Reader {
+    outbox: Rc<Outbox>,
+    used: Option<Receiver<Vec<Box<Event>>>>,
     read: Seen,
 }
 
 impl Reader {
     fn send(&self, fed: Fed) -> io::Result<()> {
-        self.tx.send(fed).map_err(|_| io::ErrorKind::BrokenPipe.into())
+        self.outbox.send(fed)
+    }
+
+    fn forward(&mut self) -> Forward {
+        Forward {
+            outbox: self.outbox.clone(),
+            used: self.used.take(),
+            spares: Vec::new(),
+            read: self.read.clone(),
+        }
     }
 
     fn follow_file(&mut self, path: PathBuf, name: String) -> io::Result<()> {
         let mut followed = FollowedFile::new(&path);
-        let mut sink = Forward { tx: self.tx.clone(), used: self.used.take(), read: self.read.clone() };
+        let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
         let mut after = None;
         loop {
             let mut part = followed.next_part(&mut || {
-                let _ = self.tx.send(Fed::Waiting);
+                let _ = self.outbox.send(Fed::Waiting);
             })?;
             let first_line = session.last_line() + 1;
             let summary = self.read_part(&mut session, &mut part, &name, after)?;
@@ -135,7 +184,7 @@ impl Reader {
 
     fn follow_stream(&mut self, stream: Box<dyn Read + Send>) -> io::Result<()> {
         let mut part = Growing::new(StreamChunks::spawn(stream));
-        let mut sink = Forward { tx: self.tx.clone(), used: self.used.take(), read: self.read.clone() };
+        let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
         let summary = self.read_part(&mut session, &mut part, "-", None)?;
         session.finish()?;
@@ -223,22 +272,27 @@ impl<R: Read> Read for UntilIdle<R> {
 
 /// Hands events to the judge's thread.
 struct Forward {
-    tx: SyncSender<Fed>,
-    used: Option<Receiver<Box<Event>>>,
+    outbox: Rc<Outbox>,
+    used: Option<Receiver<Vec<Box<Event>>>>,
+    /// Used events come back in batches; taken one at a time.
+    spares: Vec<Box<Event>>,
     read: Seen,
 }
 
 impl EventSink for Forward {
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
-        self.tx.send(Fed::Event(event)).map_err(|_| io::ErrorKind::BrokenPipe.into())
+        self.outbox.push(event)
     }
 
     fn spare(&mut self) -> Option<Box<Event>> {
-        self.used.as_ref()?.try_recv().ok()
+        if self.spares.is_empty() {
+            self.spares = self.used.as_ref()?.try_recv().ok()?;
+        }
+        self.spares.pop()
     }
 
     fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
         let (lines, formats) = self.read.get();
-        self.tx.send(Fed::Idle { pending, lines, formats }).map_err(|_| io::ErrorKind::BrokenPipe.into())
+        self.outbox.send(Fed::Idle { pending, lines, formats })
     }
 }
