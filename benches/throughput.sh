@@ -55,12 +55,14 @@ compare() { # label file
         hyperfine -N -w 1 -r 3 -i --export-json "$json" \
             -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
             -n logdiag "$BIN --format json $2" > /dev/null 2>&1
-        jq -c '.results | map({(.command): .times}) | add' "$json" >> "$rounds"
+        jq -c '.results | map({(.command): {times, cpu: (.user + .system)}}) | add' "$json" >> "$rounds"
     done
     jq -rs --arg name "$1" "$MEDIAN"'
-        (map(.ripgrep[]) | median) as $rg | (map(.logdiag[]) | median) as $ld
-        | (map((.logdiag | median) / (.ripgrep | median)) | median) as $ratio
-        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, in \(length) alternating rounds): logdiag/ripgrep = \($ratio * 100 | floor / 100)"' "$rounds"
+        (map(.ripgrep.times[]) | median) as $rg | (map(.logdiag.times[]) | median) as $ld
+        | (map((.logdiag.times | median) / (.ripgrep.times | median)) | median) as $ratio
+        | (map(.logdiag.cpu / .ripgrep.cpu) | median) as $cpu
+        | (map((.logdiag.times | median) / (.ripgrep.times | median)) | [min, max]) as $spread
+        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, in \(length) alternating rounds): logdiag/ripgrep = \($ratio * 100 | floor / 100) wall (rounds \($spread[0] * 100 | floor / 100)-\($spread[1] * 100 | floor / 100)), \($cpu * 100 | floor / 100) CPU (user+sys)"' "$rounds"
 }
 
 echo "time, ${SIZE} MiB:"

@@ -250,15 +250,11 @@ impl Watcher {
         let grace = self.pending_crash.map(|(_, since)| since + CRASH_GRACE);
         let hang = self.current_run(diagnosis).and_then(|run| {
             let work = run.work.as_ref().filter(|w| w.pending)?;
-            let (line, since) = self.work_seen.filter(|(line, _)| *line == work.stream_line)?;
-            let quiet =
-                !state_of(run).is_end() && self.current.as_ref().is_none_or(|(_, s)| *s != State::Hung);
-            (quiet && line == work.stream_line).then(|| since + self.options.hang_after)
+            let (_, since) = self.work_seen.filter(|(line, _)| *line == work.stream_line)?;
+            let hung = self.current.as_ref().is_some_and(|(_, state)| *state == State::Hung);
+            (!state_of(run).is_end() && !hung).then(|| since + self.options.hang_after)
         });
-        match (grace, hang) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [grace, hang].into_iter().flatten().min()
     }
 
     /// Takes the diagnosis of the whole input, once it has ended: a crash

@@ -20,7 +20,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::export::looks_like_export;
 use super::lines::MAX_LINE_BYTES;
@@ -238,11 +238,6 @@ impl FileChunks {
     /// Why the part ended, once it has.
     pub fn change(&self) -> Option<Change> {
         self.change
-    }
-
-    /// When the file was last written.
-    pub fn modified(&self) -> Option<SystemTime> {
-        self.file.metadata().and_then(|m| m.modified()).ok()
     }
 
     /// The name the file now has, if it was renamed within its folder
