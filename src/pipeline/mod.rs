@@ -169,16 +169,7 @@ fn read_text<R: BufRead>(
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
-    loop {
-        match wait_for_line(&mut lines, &mut summary, feeder.following) {
-            Next::Line => {}
-            Next::Idle => {
-                feeder.idle()?;
-                continue;
-            }
-            Next::End => break,
-        }
-        let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
+    while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
         let text = without_escapes(&line.text);
         push_framed(line.number, line.offset, &text, &frame_line(&text), None, on_line, feeder)?;
     }
@@ -309,6 +300,23 @@ fn wait_for_line<R: BufRead>(lines: &mut LineReader<R>, summary: &mut ReadSummar
                 summary.error = Some(e);
                 return Next::End;
             }
+        }
+    }
+}
+
+/// The next line of a source, or `None` at its end or at a read error
+/// (kept in `summary`). In a following session, each time the input goes
+/// idle first, the sink is shown what is pending.
+fn next_line<'a, R: BufRead>(
+    lines: &'a mut LineReader<R>,
+    summary: &mut ReadSummary,
+    feeder: &mut Feeder<'_>,
+) -> io::Result<Option<Line<'a>>> {
+    loop {
+        match wait_for_line(lines, summary, feeder.following) {
+            Next::Line => return Ok(next_line_or_stop(lines, summary)),
+            Next::Idle => feeder.idle()?,
+            Next::End => return Ok(None),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufRead};
 
-use super::{next_line_or_stop, wait_for_line, Feeder, Next, ReadSummary};
+use super::{next_line, next_line_or_stop, wait_for_line, Feeder, Next, ReadSummary};
 use crate::framing::journal::{parse_json_entry, JournalEntry};
 use crate::framing::{Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
@@ -100,18 +100,9 @@ fn read_json<R: BufRead>(
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
     // json-pretty: the object being gathered, and where it starts.
+    // An object read in part when the input goes idle waits for its end.
     let mut pending: Option<(u64, u64, String)> = None;
-    loop {
-        match wait_for_line(&mut lines, &mut summary, feeder.following) {
-            Next::Line => {}
-            // A json-pretty object read in part waits for its end.
-            Next::Idle => {
-                feeder.idle()?;
-                continue;
-            }
-            Next::End => break,
-        }
-        let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
+    while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
         on_line(line.number, formats(Format::JournalJson));
         let text = line.text.as_ref();
         let object = match shape {
