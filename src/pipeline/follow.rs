@@ -90,7 +90,14 @@ fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> F
     std::thread::spawn(move || {
         let outbox = Rc::new(Outbox { tx, batch: RefCell::default() });
         let mut reader = Reader { outbox, used: Some(used_rx), read: Rc::default() };
-        if let Err(e) = read(&mut reader) {
+        // A bug here must end the watch as an error, not as the input's end.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&mut reader)));
+        let failure = match read {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(io::Error::other("internal error while reading (please report it)")),
+        };
+        if let Some(e) = failure {
             // A closed channel means the judge has gone: nothing to tell.
             let _ = reader.send(Fed::Failed(e));
         }
