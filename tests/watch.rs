@@ -439,6 +439,24 @@ fn stdin_is_read_from_its_first_batch_in_every_journal_shape() {
             (&crash["run"]["root_cause"]["evidence"][0], &batch["runs"][0]["root_cause"]["evidence"][0]);
         assert_eq!((&watched["line"], &watched["text"]), (&judged["line"], &judged["text"]), "{case}");
     }
+    // Compressed, on stdin or as a (finished, rotated) file: read whole.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&std::fs::read(fixture("seed-k26-flashinfer-journal")).unwrap()).unwrap();
+    let gz = gz.finish().unwrap();
+    let dir = TempDir::new("watch-gz");
+    let file = dir.write("k26.log.gz", &gz);
+    let (watch, mut stdin) = Watch::start_stdin(&["-", "--until", "ready"]);
+    stdin.write_all(&gz).unwrap();
+    drop(stdin);
+    for (how, (code, records, _)) in [
+        ("stdin", watch.finish()),
+        ("file", Watch::start(&[file.to_str().unwrap(), "--until", "ready"]).finish()),
+    ] {
+        assert_eq!(code, 1, "gzip on {how}: {records:#?}");
+        let crash = records.iter().find(|r| r["state"] == "crashed").unwrap();
+        assert_eq!(decisive_line(crash), Some(34), "gzip on {how}");
+    }
+
     // A stream that ends before the launch is ready: exit 4.
     let (watch, mut stdin) = Watch::start_stdin(&["-", "--until", "ready"]);
     stdin.write_all(&LAUNCH.as_bytes()[..LAUNCH.find("[2026-06-02 14:39:21]").unwrap()]).unwrap();

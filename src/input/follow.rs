@@ -314,11 +314,19 @@ pub struct StreamChunks {
 }
 
 impl StreamChunks {
-    /// Reads `stream` on a new thread. At most a few chunks wait between
+    /// Reads `stream` on a new thread, decompressed if it is gzip or zstd
+    /// (recognised by its magic bytes). At most a few chunks wait between
     /// the two threads: a stream that is not read is not read ahead.
-    pub fn spawn(mut stream: Box<dyn Read + Send>) -> Self {
+    pub fn spawn(stream: Box<dyn Read + Send>) -> Self {
         let (tx, rx) = mpsc::sync_channel(4);
         std::thread::spawn(move || {
+            let mut stream = match super::decode(stream) {
+                Ok(stream) => stream,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            };
             let mut buf = vec![0u8; CHUNK];
             loop {
                 let chunk = match stream.read(&mut buf) {

@@ -11,7 +11,7 @@
 #![allow(clippy::vec_box)] // Boxed events: see the events module.
 
 use std::cell::{Cell, RefCell};
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, Read, Seek};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -20,7 +20,7 @@ use super::{reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
-use crate::input::with_head;
+use crate::input::{sniff_compression, with_head, Compression};
 
 /// Messages in flight from the reading thread.
 const IN_FLIGHT: usize = 16;
@@ -81,7 +81,7 @@ pub fn follow_file(path: PathBuf, name: String) -> Followed {
 
 /// Follows a stream (standard input) until it closes.
 pub fn follow_stream(stream: Box<dyn Read + Send>) -> Followed {
-    spawn(move |reader| reader.follow_stream(stream))
+    spawn(move |reader| reader.follow_stream(stream, "-"))
 }
 
 fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> Followed {
@@ -163,6 +163,11 @@ impl Reader {
     }
 
     fn follow_file(&mut self, path: PathBuf, name: String) -> io::Result<()> {
+        if let Some(file) = compressed(&path)? {
+            // A gzip or zstd file is a finished one (a rotated log): read
+            // it whole, as batch mode does.
+            return self.follow_stream(Box::new(file), &name);
+        }
         let mut followed = FollowedFile::new(&path);
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
@@ -189,11 +194,11 @@ impl Reader {
         }
     }
 
-    fn follow_stream(&mut self, stream: Box<dyn Read + Send>) -> io::Result<()> {
+    fn follow_stream(&mut self, stream: Box<dyn Read + Send>, name: &str) -> io::Result<()> {
         let mut part = Growing::new(StreamChunks::spawn(stream));
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
-        let summary = self.read_part(&mut session, &mut part, "-", None)?;
+        let summary = self.read_part(&mut session, &mut part, name, None)?;
         session.finish()?;
         if let Some(e) = summary.error {
             return Err(e);
@@ -204,6 +209,22 @@ impl Reader {
         let (lines, formats) = self.read.get();
         self.send(Fed::Ended { lines, formats })
     }
+}
+
+/// The file at `path`, rewound, if it is compressed.
+fn compressed(path: &std::path::Path) -> io::Result<Option<std::fs::File>> {
+    let mut file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut magic = Vec::with_capacity(4);
+    (&mut file).take(4).read_to_end(&mut magic)?;
+    if sniff_compression(&magic) == Compression::None {
+        return Ok(None);
+    }
+    file.seek(io::SeekFrom::Start(0))?;
+    Ok(Some(file))
 }
 
 impl Reader {
