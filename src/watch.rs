@@ -24,7 +24,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::diagnosis::{Confidence, Evidence, Outcome, Run};
+use crate::engine::diagnosis::{phase, Confidence, Evidence, Outcome, Run};
 use crate::engine::Diagnosis;
 
 /// How long a crash without evidence of death waits for signs of life.
@@ -65,9 +65,9 @@ impl State {
         match self {
             State::Starting => "starting",
             State::Phase(phase) => phase,
-            State::Listening => "listening",
-            State::Ready => "ready",
-            State::Serving => "serving",
+            State::Listening => phase::LISTENING,
+            State::Ready => phase::READY,
+            State::Serving => phase::SERVING,
             State::Hung => "hung",
             State::Stopped => "stopped",
             State::Crashed => "crashed",
@@ -87,9 +87,9 @@ pub fn state_of(run: &Run) -> State {
         Outcome::Stopped => State::Stopped,
         Outcome::Healthy | Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
             None => State::Starting,
-            Some("listening") => State::Listening,
-            Some("ready") => State::Ready,
-            Some("serving") => State::Serving,
+            Some(phase::LISTENING) => State::Listening,
+            Some(phase::READY) => State::Ready,
+            Some(phase::SERVING) => State::Serving,
             Some(phase) => State::Phase(phase.to_string()),
         },
     }
@@ -170,6 +170,11 @@ impl Watcher {
             started: false,
             input_ended: false,
         }
+    }
+
+    /// The first diagnosis was taken ([`Watcher::start`]).
+    pub fn has_started(&self) -> bool {
+        self.started
     }
 
     /// Takes the diagnosis of what the log held when watching began.
@@ -269,7 +274,7 @@ impl Watcher {
 
     /// The exit code when the input ends: the last state of the current
     /// launch decides.
-    pub fn ended(&self, diagnosis: &Diagnosis) -> i32 {
+    fn ended(&self, diagnosis: &Diagnosis) -> i32 {
         let Some(run) = self.current_run(diagnosis) else { return self.no_launch_code() };
         let state = match &self.current {
             Some((line, State::Hung)) if *line == run.stream_first_line => State::Hung,

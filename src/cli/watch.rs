@@ -23,7 +23,6 @@ use crate::engine::diagnosis::{Evidence, Run};
 use crate::engine::{Engine, JudgeOptions};
 use crate::events::Event;
 use crate::input::follow::Change as FileChange;
-use crate::input::MAX_LINE_BYTES;
 use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
 use crate::report::{escape::for_terminal, render_run, TextOptions};
 use crate::watch::{Change, State, Until, WatchOptions, Watcher};
@@ -84,7 +83,6 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure>
         started_at,
         deadline: timeout.map(|t| started_at + t),
         caught_up: false,
-        judged: false,
         snapshot: Vec::new(),
         since_snapshot: false,
         dirty: false,
@@ -107,8 +105,6 @@ struct Judge<'r> {
     deadline: Option<Instant>,
     /// The reader has read everything the input held when watching began.
     caught_up: bool,
-    /// The first diagnosis was made.
-    judged: bool,
     /// The events still open at the reader's last idle moment.
     snapshot: Vec<Box<Event>>,
     /// Events came after that moment (the snapshot is stale).
@@ -211,10 +207,6 @@ impl Judge<'_> {
                 self.waited = true;
                 eprintln!("logdiag: waiting for {} to appear", for_terminal(&self.source));
             }
-            Fed::CutLines(count) => self.engine.note_input_problem(format!(
-                "{count} line(s) longer than {} MiB were cut; the rest of each was skipped",
-                MAX_LINE_BYTES >> 20
-            )),
             Fed::Ended { lines, formats } => {
                 self.engine.note_line(lines, formats);
                 self.snapshot.clear();
@@ -236,10 +228,9 @@ impl Judge<'_> {
             self.engine.diagnose_with(&self.snapshot, options)
         };
         let now = Instant::now();
-        let (changes, code) = if self.judged {
+        let (changes, code) = if self.watcher.has_started() {
             self.watcher.update(&diagnosis, now)
         } else {
-            self.judged = true;
             self.watcher.start(&diagnosis, now, self.last_written(now))
         };
         for change in &changes {

@@ -9,6 +9,18 @@ use serde::Serialize;
 /// The JSON schema version.
 pub const SCHEMA: u32 = 2;
 
+/// The phases a run reaches once its server is up (`runs[].phase`);
+/// before that, a start-up phase (`loading-weights`, …) named by a rule.
+pub mod phase {
+    /// Up (its HTTP side listens, it may answer requests), but no
+    /// generation proven yet.
+    pub const LISTENING: &str = "listening";
+    /// A line proved that a generation completed.
+    pub const READY: &str = "ready";
+    /// Proven ready, and working on.
+    pub const SERVING: &str = "serving";
+}
+
 /// Did anything crash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -153,7 +153,7 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         unit: run.unit.clone(),
         outcome: Outcome::Unknown,
         phase: run.phase.clone(),
-        ready: run.ready.as_ref().map(|r| evidence_at(places, r)),
+        ready: run.ready.as_ref().map(|r| evidence_at(places, r.line, &r.text)),
         root_cause: None,
         symptoms: Vec::new(),
         benign: Vec::new(),
@@ -161,8 +161,7 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         stream_first_line: run.first_line,
         work: run.work.as_ref().and_then(|w| {
             let figures = progress::figures(w.message())?;
-            let (source, line) = places.locate(w.line);
-            let evidence = Evidence { source: source.to_string(), line, text: w.text.clone() };
+            let evidence = evidence_at(places, w.line, &w.text);
             Some(Work { evidence, stream_line: w.line, pending: figures.work_pending() })
         }),
     };
@@ -409,9 +408,10 @@ const UNRECOGNISED_HINT: &str =
     "No rule recognises this failure. Read the evidence lines (the first exception of a chain is \
 the root); if it is a known problem, add a rule for it (rules/README.md).";
 
-fn evidence_at(places: Places<'_>, line: &EvidenceLine) -> Evidence {
-    let (source, number) = places.locate(line.line);
-    Evidence { source: source.to_string(), line: number, text: line.text.clone() }
+/// Evidence for stream line `line`, named by its own file and number.
+fn evidence_at(places: Places<'_>, line: u64, text: &str) -> Evidence {
+    let (source, number) = places.locate(line);
+    Evidence { source: source.to_string(), line: number, text: text.to_string() }
 }
 
 fn evidence_of(f: &Finding) -> EvidenceLine {

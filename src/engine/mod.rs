@@ -49,6 +49,15 @@ struct SourceState {
     launch_after: Option<u64>,
 }
 
+impl SourceState {
+    /// Does an event at `first_line` begin a new run after `run`, start
+    /// marker or not? After a boot, and at the launch said to begin after
+    /// a line ([`Engine::launch_after`]).
+    fn forces_new_run(&self, run: &RunState, first_line: u64) -> bool {
+        self.boot_pending || self.launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
+    }
+}
+
 /// Reads events, remembers what matters, judges on demand.
 pub struct Engine<'r> {
     rules: &'r RuleSet,
@@ -152,11 +161,10 @@ impl<'r> Engine<'r> {
         }
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
-        self.scratch.skip_ready = source.runs.last().is_some_and(|run| {
-            run.ready.is_some()
-                && !source.boot_pending
-                && !source.launch_after.is_some_and(|n| event.first_line() > n && run.first_line <= n)
-        });
+        self.scratch.skip_ready = source
+            .runs
+            .last()
+            .is_some_and(|run| run.ready.is_some() && !source.forces_new_run(run, event.first_line()));
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
 
@@ -177,9 +185,7 @@ impl<'r> Engine<'r> {
         let new_run = match source.runs.last() {
             None => true,
             Some(run) => {
-                source.boot_pending
-                    || start_stage.is_some_and(|s| run.is_split_by_start(s))
-                    || source.launch_after.is_some_and(|n| first > n && run.first_line <= n)
+                source.forces_new_run(run, first) || start_stage.is_some_and(|s| run.is_split_by_start(s))
             }
         };
         if new_run {

@@ -1,18 +1,10 @@
 //! What the engine remembers about one run while it reads: bounded state
 //! (capped finding lists, a few line numbers), never the run's lines.
 
+use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::subject::Subject;
 use crate::events::EventLine;
 use crate::rules::{MarkerKind, Role};
-
-/// The phase of a server that has proven it generates (see
-/// [`RunState::add_marker`]) and goes on working.
-pub const SERVING: &str = "serving";
-/// The phase of a server whose HTTP side is up (or answers requests) but
-/// that has not proven a generation yet.
-pub const LISTENING: &str = "listening";
-/// The phase reached when a generation was proven.
-pub const READY: &str = "ready";
 
 /// Most findings kept per run and role; later ones are counted, not kept.
 pub const MAX_FINDINGS: usize = 64;
@@ -250,7 +242,10 @@ impl RunState {
             // A proven server that logs its listening line again still serves.
             Some(LISTENING) if self.ready.is_some() => Some(SERVING),
             // The line that proves readiness may also be counted as work.
-            Some(SERVING) if self.phase.as_deref() == Some(READY) && self.ready_line() == Some(number) => {
+            Some(SERVING)
+                if self.phase.as_deref() == Some(READY)
+                    && self.ready.as_ref().is_some_and(|r| r.line == number) =>
+            {
                 Some(READY)
             }
             other => other,
@@ -260,11 +255,6 @@ impl RunState {
                 self.phase = Some(phase.to_string());
             }
         }
-    }
-
-    /// The line that proved readiness, if any.
-    pub fn ready_line(&self) -> Option<u64> {
-        self.ready.as_ref().map(|r| r.line)
     }
 
     /// Records a progress line that reports the server's work.

@@ -95,6 +95,14 @@ impl<C: Chunks> Growing<C> {
         &self.chunks
     }
 
+    /// Forgets the bytes of `ready` already handed out, once all are.
+    fn drop_handed_out(&mut self) {
+        if self.at == self.ready.len() {
+            self.ready.clear();
+            self.at = 0;
+        }
+    }
+
     /// Moves what is whole in `tail` to `ready`; the bytes from `new` on
     /// were just read (only they are searched).
     fn settle(&mut self, new: usize) {
@@ -119,10 +127,7 @@ impl<C: Chunks> Growing<C> {
             None if self.tail.len() > MAX_LINE_BYTES => self.tail.len(),
             None => return,
         };
-        if self.at == self.ready.len() {
-            self.ready.clear();
-            self.at = 0;
-        }
+        self.drop_handed_out();
         self.ready.extend(self.tail.drain(..take));
         self.mid_line = self.ready.last() != Some(&b'\n');
     }
@@ -150,10 +155,7 @@ impl<C: Chunks> Read for Growing<C> {
                 Some(0) => {
                     // The part is over: what it did not end is its last line.
                     self.ended = true;
-                    if self.at == self.ready.len() {
-                        self.ready.clear();
-                        self.at = 0;
-                    }
+                    self.drop_handed_out();
                     self.ready.append(&mut self.tail);
                 }
                 Some(n) => {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
+use super::{cut_lines_notice, reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
@@ -51,8 +51,6 @@ pub enum Fed {
     Renamed { first_line: u64, name: String },
     /// The followed path does not exist (yet).
     Waiting,
-    /// Lines longer than the cap were cut in the part that ended.
-    CutLines(u64),
     /// The input ended (a stream closed); every event came before.
     Ended { lines: u64, formats: FormatSet },
     /// Reading failed; nothing more comes.
@@ -178,12 +176,7 @@ impl Reader {
             })?;
             let first_line = session.last_line() + 1;
             let summary = self.read_part(&mut session, &mut part, &name, after)?;
-            if let Some(e) = summary.error {
-                return Err(e);
-            }
-            if summary.cut_lines > 0 {
-                self.send(Fed::CutLines(summary.cut_lines))?;
-            }
+            self.part_read(summary)?;
             after = part.chunks().change();
             if after == Some(Change::Replaced) {
                 if let Some(renamed) = part.chunks().renamed_to() {
@@ -200,14 +193,22 @@ impl Reader {
         let mut session = Session::following(&mut sink);
         let summary = self.read_part(&mut session, &mut part, name, None)?;
         session.finish()?;
+        self.part_read(summary)?;
+        let (lines, formats) = self.read.get();
+        self.send(Fed::Ended { lines, formats })
+    }
+}
+
+impl Reader {
+    /// After a part: a read error ends the watch; cut lines are noted.
+    fn part_read(&self, summary: ReadSummary) -> io::Result<()> {
         if let Some(e) = summary.error {
             return Err(e);
         }
         if summary.cut_lines > 0 {
-            self.send(Fed::CutLines(summary.cut_lines))?;
+            self.send(Fed::Notice(cut_lines_notice(summary.cut_lines)))?;
         }
-        let (lines, formats) = self.read.get();
-        self.send(Fed::Ended { lines, formats })
+        Ok(())
     }
 }
 
@@ -260,10 +261,7 @@ impl Reader {
                     after: None,
                     reversed: Some(lines),
                 })?;
-                self.send(Fed::Notice(
-                    "it reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
-                        .into(),
-                ))?;
+                self.send(Fed::Notice(reversed::reordered_notice("it")))?;
                 session.read(io::Cursor::new(bytes), &mut count)?;
                 session.idle()?;
                 // Whatever comes after is read as it comes.
@@ -276,9 +274,7 @@ impl Reader {
                 session.read(reader, &mut count)
             }
             reversed::Reordered::TooLarge(held) => {
-                self.send(Fed::Notice(
-                    "it reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences".into(),
-                ))?;
+                self.send(Fed::Notice(reversed::too_large_notice("it")))?;
                 session.read(BufReader::new(io::Cursor::new(held).chain(reader)), &mut count)
             }
         }

@@ -464,16 +464,12 @@ pub fn feed_parts<R: BufRead + Send>(
             match reversed::reverse_lines(&mut reader) {
                 Ok(reversed::Reordered::Lines(bytes, count)) => {
                     boundaries.push((part.clone(), first, Some(count)));
-                    problems.push(format!(
-                        "{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's"
-                    ));
+                    problems.push(reversed::reordered_notice(&which));
                     session.read_split(io::Cursor::new(bytes), &mut |_, seen| formats.extend(seen))
                 }
                 Ok(reversed::Reordered::TooLarge(head)) => {
                     boundaries.push((part.clone(), first, None));
-                    problems.push(format!(
-                        "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
-                    ));
+                    problems.push(reversed::too_large_notice(&which));
                     let rest = io::BufReader::new(io::Cursor::new(head).chain(reader));
                     session.read_split(rest, &mut |_, seen| formats.extend(seen))
                 }
@@ -514,12 +510,14 @@ pub fn feed_parts<R: BufRead + Send>(
         engine.note_input_problem(problem);
     }
     if cut_lines > 0 {
-        engine.note_input_problem(format!(
-            "{cut_lines} line(s) longer than {} MiB were cut; the rest of each was skipped",
-            MAX_LINE_BYTES >> 20
-        ));
+        engine.note_input_problem(cut_lines_notice(cut_lines));
     }
     Ok(())
+}
+
+/// What the report says when `count` lines were longer than the cap.
+fn cut_lines_notice(count: u64) -> String {
+    format!("{count} line(s) longer than {} MiB were cut; the rest of each was skipped", MAX_LINE_BYTES >> 20)
 }
 
 #[cfg(test)]

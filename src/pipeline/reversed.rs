@@ -72,6 +72,19 @@ fn month_number(token: &str) -> Option<u32> {
     MONTHS.iter().position(|m| lower.starts_with(m)).map(|i| i as u32 + 1)
 }
 
+/// What the report says of a newest-first part (`which`: "it", or the
+/// file's name) that was put in time order.
+pub fn reordered_notice(which: &str) -> String {
+    format!("{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's")
+}
+
+/// What the report says of a newest-first part too large to reorder.
+pub fn too_large_notice(which: &str) -> String {
+    format!(
+        "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
+    )
+}
+
 /// What reading a newest-first input for reordering gave.
 pub enum Reordered {
     /// Its lines, oldest first, and how many there are.

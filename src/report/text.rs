@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets, ContentArrangement, Table};
 
 use super::escape::{clip, for_terminal};
-use crate::engine::diagnosis::{Diagnosis, Outcome, Run, Verdict};
+use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict};
 
 /// Longest log line shown in text output (JSON keeps whole lines).
 const MAX_SHOWN: usize = 240;
@@ -69,11 +69,11 @@ fn headline(run: &Run) -> String {
         ),
         (None, Outcome::Healthy) => {
             let proof = run.ready.as_ref().map(|r| format!(" (a generation completed at line {})", r.line));
-            let serving = if run.phase.as_deref() == Some("serving") { " and serving" } else { "" };
+            let serving = if run.phase.as_deref() == Some(phase::SERVING) { " and serving" } else { "" };
             format!("ready{}{serving}, nothing fatal", proof.unwrap_or_default())
         }
         (None, Outcome::Starting) => match run.phase.as_deref() {
-            Some("listening") => {
+            Some(phase::LISTENING) => {
                 "listening, but no generation proven yet (not ready), nothing fatal".to_string()
             }
             Some(phase) => format!("starting up ({phase}), not ready yet, nothing fatal"),
