@@ -18,5 +18,7 @@ mod properties;
 mod rules;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
 mod seeds;
+/// Inputs that mix JSON records and text, damaged records, Docker logs.
+mod shapes;
 /// `logdiag watch` following a log that another process writes.
 mod watch;

@@ -50,8 +50,12 @@ impl JournalEntry {
         for (name, value) in pairs {
             get.entry(name).or_insert_with(|| String::from_utf8_lossy(value).into_owned());
         }
-        let message = get.get("MESSAGE").cloned();
-        JournalEntry { message, fields: fields_from(|name| get.get(name).cloned()) }
+        JournalEntry::from_lookup(|name| get.get(name).cloned())
+    }
+
+    /// Builds an entry from a lookup of its fields' text by name.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Self {
+        JournalEntry { message: get("MESSAGE"), fields: fields_from(get) }
     }
 }
 
@@ -59,9 +63,7 @@ impl JournalEntry {
 /// text is not a JSON object.
 pub fn parse_json_entry(text: &str) -> Option<JournalEntry> {
     let object: Map<String, Value> = serde_json::from_str(text).ok()?;
-    let message = object.get("MESSAGE").and_then(value_text);
-    let fields = fields_from(|name| object.get(name).and_then(value_text));
-    Some(JournalEntry { message, fields })
+    Some(JournalEntry::from_lookup(|name| object.get(name).and_then(value_text)))
 }
 
 fn fields_from(get: impl Fn(&str) -> Option<String>) -> JournalFields {
@@ -94,7 +96,7 @@ fn priority_level(priority: &str) -> Option<Level> {
 
 /// A field's text: a string, an array of byte numbers (non-printable
 /// values), or the first of repeated values.
-fn value_text(value: &Value) -> Option<String> {
+pub(super) fn value_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),

@@ -18,6 +18,7 @@
 
 mod app;
 pub mod journal;
+pub mod json_line;
 mod scan;
 pub mod spans;
 mod transport;
@@ -119,11 +120,12 @@ pub enum Format {
     JournalExport,
     JournalVerbose,
     JournalCatalog,
+    DockerJson,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 28] = [
+    pub const ALL: [Format; 29] = [
         Format::JournalShort,
         Format::JournalShortPrecise,
         Format::JournalShortIso,
@@ -152,6 +154,7 @@ impl Format {
         Format::JournalExport,
         Format::JournalVerbose,
         Format::JournalCatalog,
+        Format::DockerJson,
     ];
 
     /// The format with this report name.
@@ -190,6 +193,7 @@ impl Format {
             Format::JournalExport => "journal-export",
             Format::JournalVerbose => "journal-verbose",
             Format::JournalCatalog => "journal-catalog",
+            Format::DockerJson => "docker-json",
         }
     }
 }
@@ -199,6 +203,13 @@ impl Format {
 pub struct FormatSet(u32);
 
 impl FormatSet {
+    /// The set of one format.
+    pub fn of(format: Format) -> Self {
+        let mut set = FormatSet::default();
+        set.insert(format);
+        set
+    }
+
     /// Adds one format.
     pub fn insert(&mut self, format: Format) {
         self.0 |= 1 << format as u8;

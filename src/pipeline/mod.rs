@@ -25,6 +25,7 @@ use crate::engine::Engine;
 use crate::events::traceback::classify;
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
+use crate::framing::json_line::{self, JsonLine, JsonRecord};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
 use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
 
@@ -69,7 +70,15 @@ impl<'f> Session<'f> {
     /// A session handing events to `sink`.
     pub fn new(sink: &'f mut dyn EventSink) -> Self {
         Session {
-            feeder: Feeder { grouper: Grouper::new(), sink, boot: None, following: false },
+            feeder: Feeder {
+                grouper: Grouper::new(),
+                sink,
+                boot: None,
+                following: false,
+                partial: None,
+                damaged: 0,
+                after_event_stream: false,
+            },
             last_line: 0,
         }
     }
@@ -87,6 +96,11 @@ impl<'f> Session<'f> {
     /// The number of the last line read so far.
     pub fn last_line(&self) -> u64 {
         self.last_line
+    }
+
+    /// What the report should say of damaged JSON records read so far.
+    pub fn damaged_notice(&self) -> Option<String> {
+        (self.feeder.damaged > 0).then(|| damaged_records_notice(self.feeder.damaged))
     }
 
     /// Reads one part; its first line follows the last line of the part
@@ -216,6 +230,18 @@ fn push_framed(
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<()> {
+    if json_line::may_be_json(text) {
+        if let Some(json) = json_line::read_json_line(text) {
+            feeder.after_event_stream = text.starts_with("data: ");
+            return feeder.push_json(number, offset, json, on_line);
+        }
+    }
+    // `json-sse` ends each event with an empty line: not a line of text.
+    if std::mem::take(&mut feeder.after_event_stream) && text.is_empty() {
+        on_line(number, FormatSet::of(Format::JournalJson));
+        return Ok(());
+    }
+    feeder.end_partial()?;
     on_line(number, framed.first.formats);
     // rsyslog writes a multi-line message on one line, its newlines
     // escaped as `#012`: read it as the entry it was.
@@ -344,16 +370,75 @@ struct Feeder<'f> {
     boot: Option<String>,
     /// The input grows while it is read (see [`Session::following`]).
     following: bool,
+    /// A Docker json-file line whose records have not all come yet.
+    partial: Option<HeldEntry>,
+    /// JSON records that were not valid JSON, read as far as they went.
+    damaged: u64,
+    /// The last line was a `json-sse` event (`data: {…}`).
+    after_event_stream: bool,
+}
+
+/// An entry held until the rest of it comes.
+struct HeldEntry {
+    number: u64,
+    offset: u64,
+    entry: JournalEntry,
 }
 
 impl Feeder<'_> {
     /// The input is idle: hands out what is settled, and shows the sink
     /// the events still open.
     fn idle(&mut self) -> io::Result<()> {
+        self.end_partial()?;
         while let Some(event) = self.grouper.pop() {
             self.sink.take(event)?;
         }
         self.sink.idle(self.grouper.pending())
+    }
+
+    /// Pushes a line read as a JSON record: a journal entry, or a Docker
+    /// record, held while the line it belongs to goes on.
+    fn push_json(
+        &mut self,
+        number: u64,
+        offset: u64,
+        json: JsonLine,
+        on_line: &mut impl FnMut(u64, FormatSet),
+    ) -> io::Result<()> {
+        self.damaged += u64::from(json.damaged);
+        match json.record {
+            JsonRecord::Journal(entry) => {
+                self.end_partial()?;
+                on_line(number, FormatSet::of(Format::JournalJson));
+                self.push_entry(number, offset, &entry, Format::JournalJson)
+            }
+            JsonRecord::Docker { entry, partial } => {
+                on_line(number, FormatSet::of(Format::DockerJson));
+                let held = match self.partial.take() {
+                    Some(mut held) => {
+                        let message = held.entry.message.get_or_insert_with(String::new);
+                        let more = entry.message.as_deref().unwrap_or("");
+                        let room = MAX_LINE_BYTES.saturating_sub(message.len());
+                        message.push_str(&more[..floor_char_boundary(more, room)]);
+                        held
+                    }
+                    None => HeldEntry { number, offset, entry },
+                };
+                if partial {
+                    self.partial = Some(held);
+                    return Ok(());
+                }
+                self.push_entry(held.number, held.offset, &held.entry, Format::DockerJson)
+            }
+        }
+    }
+
+    /// Pushes a held Docker line that no more records will continue.
+    fn end_partial(&mut self) -> io::Result<()> {
+        match self.partial.take() {
+            Some(held) => self.push_entry(held.number, held.offset, &held.entry, Format::DockerJson),
+            None => Ok(()),
+        }
     }
 
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
@@ -417,6 +502,7 @@ impl Feeder<'_> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.end_partial()?;
         for event in self.grouper.finish() {
             self.sink.take(event)?;
         }
@@ -496,6 +582,7 @@ pub fn feed_parts<R: BufRead + Send>(
         }
     }
     let last_line = session.last_line();
+    problems.extend(session.damaged_notice());
     session.finish()?;
     for (part, first, reversed) in boundaries {
         engine.begin_part(&part, first, reversed);
@@ -513,6 +600,22 @@ pub fn feed_parts<R: BufRead + Send>(
         engine.note_input_problem(cut_lines_notice(cut_lines));
     }
     Ok(())
+}
+
+/// The largest index at most `at` that starts a character of `text`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// What the report says when `count` JSON records were damaged.
+fn damaged_records_notice(count: u64) -> String {
+    format!(
+        "{count} JSON record(s) were not valid JSON (cut, or with invalid escapes): read as far as they went"
+    )
 }
 
 /// What the report says when `count` lines were longer than the cap.

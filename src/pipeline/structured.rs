@@ -3,18 +3,17 @@
 
 use std::io::{self, BufRead};
 
-use super::{next_line, next_line_or_stop, wait_for_line, Feeder, Next, ReadSummary};
+use super::{next_line, next_line_or_stop, wait_for_line, without_escapes, Feeder, Next, ReadSummary};
 use crate::framing::journal::{parse_json_entry, JournalEntry};
-use crate::framing::{Format, FormatSet};
+use crate::framing::{frame_line, Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
 use crate::input::LineReader;
 
-/// How a structured journal is laid out.
+/// How a structured journal is laid out over several lines. (One JSON
+/// object per line, as `json`, `json-seq` and `json-sse` write, is read
+/// line by line with text: see [`crate::framing::json_line`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// One JSON object per line (`json`; also `json-seq` with its `\x1e`,
-    /// `json-sse` with its `data: `).
-    JsonLines,
     /// `json-pretty`: objects spread over lines, `{` and `}` alone.
     JsonPretty,
     /// `export`.
@@ -33,12 +32,7 @@ pub fn sniff(head: &[u8]) -> Option<Shape> {
     if first_line == b"{" {
         return Some(Shape::JsonPretty);
     }
-    if is_verbose_header(&String::from_utf8_lossy(first_line)) {
-        return Some(Shape::Verbose);
-    }
-    let object =
-        first_line.strip_prefix(b"\x1e").or_else(|| first_line.strip_prefix(b"data: ")).unwrap_or(first_line);
-    (object.starts_with(b"{\"") || object.starts_with(b"{ \"")).then_some(Shape::JsonLines)
+    is_verbose_header(&String::from_utf8_lossy(first_line)).then_some(Shape::Verbose)
 }
 
 /// Reads a structured journal of `shape` into the feeder.
@@ -52,14 +46,8 @@ pub fn read<R: BufRead>(
     match shape {
         Shape::Export => read_export(reader, first, on_line, feeder),
         Shape::Verbose => read_verbose(reader, first, on_line, feeder),
-        Shape::JsonLines | Shape::JsonPretty => read_json(reader, shape, first, on_line, feeder),
+        Shape::JsonPretty => read_json_pretty(reader, first, on_line, feeder),
     }
-}
-
-fn formats(format: Format) -> FormatSet {
-    let mut set = FormatSet::default();
-    set.insert(format);
-    set
 }
 
 fn read_export<R: BufRead>(
@@ -74,7 +62,7 @@ fn read_export<R: BufRead>(
         // A followed export stream is idle only between entries.
         match entries.next_entry() {
             Err(e) if feeder.following && e.kind() == io::ErrorKind::WouldBlock => {
-                on_line(entries.lines(), formats(Format::JournalExport));
+                on_line(entries.lines(), FormatSet::of(Format::JournalExport));
                 feeder.idle()?;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -86,55 +74,52 @@ fn read_export<R: BufRead>(
             }
         }
     }
-    on_line(entries.lines(), formats(Format::JournalExport));
+    on_line(entries.lines(), FormatSet::of(Format::JournalExport));
     Ok(summary)
 }
 
-fn read_json<R: BufRead>(
+/// Reads `json-pretty`: objects spread over lines, `{` and `}` alone. A
+/// line outside an object (an error journalctl wrote to the same stream)
+/// is read as text.
+fn read_json_pretty<R: BufRead>(
     reader: R,
-    shape: Shape,
     first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
-    // json-pretty: the object being gathered, and where it starts.
-    // An object read in part when the input goes idle waits for its end.
+    // The object being gathered, and where its MESSAGE is. An object read
+    // in part when the input goes idle waits for its end.
     let mut pending: Option<(u64, u64, String)> = None;
     while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
-        on_line(line.number, formats(Format::JournalJson));
         let text = line.text.as_ref();
-        let object = match shape {
-            Shape::JsonPretty => {
-                if text == "{" {
-                    pending = Some((line.number, line.offset, String::from("{")));
-                    continue;
-                }
-                let Some((number, offset, gathered)) = pending.as_mut() else {
-                    continue;
-                };
-                // The evidence points at the MESSAGE field's line.
-                if text.trim_start().starts_with("\"MESSAGE\"") {
-                    (*number, *offset) = (line.number, line.offset);
-                }
-                gathered.push_str(text);
-                gathered.push('\n');
-                if text != "}" {
-                    continue;
-                }
-                pending.take()
-            }
-            _ => {
-                let body = text.strip_prefix('\x1e').or_else(|| text.strip_prefix("data: ")).unwrap_or(text);
-                body.starts_with('{').then(|| (line.number, line.offset, body.to_string()))
-            }
-        };
-        let Some((number, offset, json)) = object else {
+        if text == "{" {
+            pending = Some((line.number, line.offset, String::from("{")));
+            on_line(line.number, FormatSet::of(Format::JournalJson));
+            continue;
+        }
+        let Some((number, offset, gathered)) = pending.as_mut() else {
+            let text = without_escapes(text);
+            let framed = frame_line(&text);
+            on_line(line.number, framed.first.formats);
+            feeder.push(line.number, line.offset, &text, &framed)?;
             continue;
         };
-        if let Some(entry) = parse_json_entry(&json) {
-            feeder.push_entry(number, offset, &entry, Format::JournalJson)?;
+        on_line(line.number, FormatSet::of(Format::JournalJson));
+        // The evidence points at the MESSAGE field's line.
+        if text.trim_start().starts_with("\"MESSAGE\"") {
+            (*number, *offset) = (line.number, line.offset);
+        }
+        gathered.push_str(text);
+        gathered.push('\n');
+        if text != "}" {
+            continue;
+        }
+        let Some((number, offset, json)) = pending.take() else { continue };
+        match parse_json_entry(&json) {
+            Some(entry) => feeder.push_entry(number, offset, &entry, Format::JournalJson)?,
+            None => feeder.damaged += 1,
         }
     }
     summary.cut_lines = lines.cut_lines();
@@ -173,7 +158,7 @@ fn read_verbose<R: BufRead>(
             Next::End => break,
         }
         let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
-        on_line(line.number, formats(Format::JournalVerbose));
+        on_line(line.number, FormatSet::of(Format::JournalVerbose));
         let text = line.text.as_ref();
         if is_verbose_header(text) {
             if let Some(done) = entry.take() {
@@ -237,10 +222,11 @@ mod tests {
 
     #[test]
     fn shapes_are_recognised_by_their_first_bytes() {
-        assert_eq!(sniff(b"{\"__CURSOR\":\"s=1\",\"MESSAGE\":\"x\"}\n"), Some(Shape::JsonLines));
-        assert_eq!(sniff(b"{ \"__CURSOR\" : \"s=1\" }\n"), Some(Shape::JsonLines));
-        assert_eq!(sniff(b"\x1e{\"MESSAGE\":\"x\"}\n"), Some(Shape::JsonLines));
-        assert_eq!(sniff(b"data: {\"MESSAGE\":\"x\"}\n\n"), Some(Shape::JsonLines));
+        assert_eq!(
+            sniff(b"{\"__CURSOR\":\"s=1\",\"MESSAGE\":\"x\"}\n"),
+            None,
+            "JSON lines are read line by line"
+        );
         assert_eq!(sniff(b"{\n\t\"__CURSOR\" : \"s=1\",\n"), Some(Shape::JsonPretty));
         assert_eq!(sniff(b"__CURSOR=s=1;i=2\n__REALTIME_TIMESTAMP=1\n"), Some(Shape::Export));
         assert_eq!(sniff(b"May 25 20:27:22 h python[1]: {\"a\":1}\n"), None);
