@@ -204,15 +204,13 @@ impl Scan<'_> {
                     }
                 }
             }
-            // `\"`, `\\`, `\/`, and anything else taken as itself.
-            _ => self.text[self.at - 1..].chars().next().unwrap_or('\u{fffd}'),
-        })
-        .map(|c| {
-            // A multi-byte character taken as itself: step over all of it.
-            if c.len_utf8() > 1 && !matches!(code, b'u') {
+            // `\"`, `\\`, `\/`, and anything else taken as itself (all of
+            // it, if it is a character of several bytes).
+            _ => {
+                let c = self.text[self.at - 1..].chars().next().unwrap_or('\u{fffd}');
                 self.at += c.len_utf8() - 1;
+                c
             }
-            c
         })
     }
 
