@@ -78,66 +78,89 @@ fn render(journal: &Path, args: &[&str], into: &Path) {
     std::fs::write(into, &out.stdout).unwrap();
 }
 
+/// Every `journalctl -o` mode.
+const MODES: [&str; 16] = [
+    "short",
+    "short-precise",
+    "short-iso",
+    "short-iso-precise",
+    "short-full",
+    "short-monotonic",
+    "short-unix",
+    "short-delta",
+    "with-unit",
+    "cat",
+    "verbose",
+    "json",
+    "json-pretty",
+    "json-seq",
+    "json-sse",
+    "export",
+];
+
+/// Renders the journal with `args` and checks that batch mode and `logdiag
+/// watch` find the cause, with the evidence line pointing at it in the
+/// rendered file.
+fn check_rendering(dir: &TempDir, journal: &Path, args: &[&str]) {
+    let label = args.join(" ");
+    let rendered = dir.path().join(format!("k26{}", label.replace(' ', "")));
+    render(journal, args, &rendered);
+    let out = run(&["--format", "json", rendered.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{label}: {}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "{label}");
+    let evidence = &report["root_cause"]["evidence"][0];
+    assert!(
+        evidence["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("RuntimeError: FlashInfer requires GPUs with sm75 or higher"),
+        "{label}: {evidence}"
+    );
+    // The evidence line number points at that text in the rendered file.
+    let line = evidence["line"].as_u64().unwrap() as usize;
+    let rendered_text = std::fs::read(&rendered).unwrap();
+    let shown = String::from_utf8_lossy(&rendered_text).lines().nth(line - 1).unwrap_or_default().to_string();
+    assert!(
+        shown.contains("FlashInfer requires GPUs with sm75 or higher"),
+        "{label}: line {line} is {shown:?}"
+    );
+    if !args.contains(&"cat") {
+        assert_eq!(report["runs"][0]["unit"], "sglang-k26.service", "{label}");
+    }
+    // `--last` judges the same launch.
+    let last = run(&["--last", rendered.to_str().unwrap()]);
+    assert_eq!(last.status.code(), Some(1), "{label} --last: {}", stdout(&last));
+    // `logdiag watch` reads the same stream to the same answer.
+    let input = std::fs::read(&rendered).unwrap();
+    let watched = run_stdin(&["watch", "-", "--until", "exit", "--format", "json"], &input);
+    assert_eq!(watched.status.code(), Some(1), "watch {label}: {}", stdout(&watched));
+    let records: Vec<serde_json::Value> =
+        stdout(&watched).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let crash = records.iter().find(|r| r["state"] == "crashed").expect("a crashed state");
+    let decisive = &crash["run"]["root_cause"]["evidence"][0];
+    assert_eq!(crash["run"]["root_cause"]["category"], "flashinfer-unsupported-arch", "watch {label}");
+    assert_eq!(decisive["line"], evidence["line"], "watch {label}");
+}
+
 #[test]
 fn every_journalctl_output_mode_gives_the_same_diagnosis() {
     let Some(()) = tools() else { return };
     let dir = TempDir::new("journal-modes");
     let journal = build_journal(&dir);
-    let modes = [
-        "short",
-        "short-precise",
-        "short-iso",
-        "short-iso-precise",
-        "short-full",
-        "short-monotonic",
-        "short-unix",
-        "short-delta",
-        "with-unit",
-        "cat",
-        "verbose",
-        "json",
-        "json-pretty",
-        "json-seq",
-        "json-sse",
-        "export",
-    ];
-    for mode in modes {
-        let rendered = dir.path().join(format!("k26.{mode}"));
-        render(&journal, &["-o", mode], &rendered);
-        let out = run(&["--format", "json", rendered.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1), "-o {mode}: {}", stderr(&out));
-        let report = json(&out);
-        assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "-o {mode}");
-        let evidence = &report["root_cause"]["evidence"][0];
-        assert!(
-            evidence["text"]
-                .as_str()
-                .unwrap()
-                .ends_with("RuntimeError: FlashInfer requires GPUs with sm75 or higher"),
-            "-o {mode}: {evidence}"
-        );
-        // The evidence line number points at that text in the rendered file.
-        let line = evidence["line"].as_u64().unwrap() as usize;
-        let rendered_text = std::fs::read(&rendered).unwrap();
-        let shown =
-            String::from_utf8_lossy(&rendered_text).lines().nth(line - 1).unwrap_or_default().to_string();
-        assert!(
-            shown.contains("FlashInfer requires GPUs with sm75 or higher"),
-            "-o {mode}: line {line} is {shown:?}"
-        );
-        if mode != "cat" {
-            assert_eq!(report["runs"][0]["unit"], "sglang-k26.service", "-o {mode}");
-        }
-        // `logdiag watch` reads the same stream to the same answer.
-        let input = std::fs::read(&rendered).unwrap();
-        let watched = run_stdin(&["watch", "-", "--until", "exit", "--format", "json"], &input);
-        assert_eq!(watched.status.code(), Some(1), "watch -o {mode}: {}", stdout(&watched));
-        let records: Vec<serde_json::Value> =
-            stdout(&watched).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        let crash = records.iter().find(|r| r["state"] == "crashed").expect("a crashed state");
-        let decisive = &crash["run"]["root_cause"]["evidence"][0];
-        assert_eq!(crash["run"]["root_cause"]["category"], "flashinfer-unsupported-arch", "watch -o {mode}");
-        assert_eq!(decisive["line"], evidence["line"], "watch -o {mode}");
+    for mode in MODES {
+        check_rendering(&dir, &journal, &["-o", mode]);
+    }
+}
+
+#[test]
+fn every_newest_first_output_mode_is_put_back_in_time_order() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("journal-reverse-modes");
+    let journal = build_journal(&dir);
+    // `-o cat` prints no time: its order cannot be told.
+    for mode in MODES.iter().filter(|m| **m != "cat") {
+        check_rendering(&dir, &journal, &["-r", "-o", mode]);
     }
 }
 

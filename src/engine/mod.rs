@@ -10,6 +10,7 @@
 pub mod diagnosis;
 mod judge;
 mod place;
+pub use place::Reversal;
 pub mod progress;
 mod run;
 mod subject;
@@ -95,9 +96,10 @@ impl<'r> Engine<'r> {
 
     /// Records a part of the current source (a rotated file) whose first
     /// line is line `first_line` of the stream (again: the later record
-    /// stands). `reversed` is its line count when it was read bottom-up (a
+    /// stands). `reversed` says how it was put in time order, when it was
+    /// read newest first (a
     /// newest-first journal).
-    pub fn begin_part(&mut self, name: &str, first_line: u64, reversed: Option<u64>) {
+    pub fn begin_part(&mut self, name: &str, first_line: u64, reversed: Option<Reversal>) {
         if let Some(source) = self.sources.last_mut() {
             let part = place::Part { name: name.to_string(), first_line, reversed };
             if first_line <= 1 {

@@ -16,7 +16,8 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{cut_lines_notice, reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
+use super::{cut_lines_notice, reversed, structured, EventSink, ReadSummary, Session, SNIFF_BYTES};
+use crate::engine::Reversal;
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
@@ -40,10 +41,10 @@ pub enum Fed {
     Idle { pending: Vec<Box<Event>>, lines: u64, formats: FormatSet },
     /// A file begins at stream line `first_line`: the first one, or the
     /// one after a truncation (`Change::Truncated`) or a rotation
-    /// (`Change::Replaced`). `reversed` is its line count when it was read
+    /// (`Change::Replaced`). `reversed` is how it was put in time order when it was read
     /// bottom-up (a newest-first journal): the part is then announced again,
     /// once that is known.
-    Part { name: String, first_line: u64, after: Option<Change>, reversed: Option<u64> },
+    Part { name: String, first_line: u64, after: Option<Change>, reversed: Option<Reversal> },
     /// Something the report should say about the input.
     Notice(String),
     /// The file whose lines begin at stream line `first_line` was rotated
@@ -253,31 +254,28 @@ impl Reader {
         if !reversed::looks_reversed(&head) {
             return session.read(reader, &mut count);
         }
-        match reversed::reverse_lines(&mut BufReader::new(UntilIdle(&mut reader)))? {
-            reversed::Reordered::Lines(bytes, lines) => {
-                self.send(Fed::Part {
-                    name: name.to_string(),
-                    first_line,
-                    after: None,
-                    reversed: Some(lines),
-                })?;
-                self.send(Fed::Notice(reversed::reordered_notice("it")))?;
-                session.read(io::Cursor::new(bytes), &mut count)?;
-                session.idle()?;
-                // Whatever comes after is read as it comes.
-                self.send(Fed::Part {
-                    name: name.to_string(),
-                    first_line: session.last_line() + 1,
-                    after: None,
-                    reversed: None,
-                })?;
-                session.read(reader, &mut count)
-            }
-            reversed::Reordered::TooLarge(held) => {
-                self.send(Fed::Notice(reversed::too_large_notice("it")))?;
-                session.read(BufReader::new(io::Cursor::new(held).chain(reader)), &mut count)
-            }
+        let shape = structured::sniff(&head);
+        let reordered = reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?;
+        if let Some(e) = reordered.error {
+            return Err(e);
         }
+        self.send(Fed::Part {
+            name: name.to_string(),
+            first_line,
+            after: None,
+            reversed: Some(reordered.reversal),
+        })?;
+        self.send(Fed::Notice(reversed::reordered_notice("it")))?;
+        session.read(reordered.reader, &mut count)?;
+        session.idle()?;
+        // Whatever comes after is read as it comes.
+        self.send(Fed::Part {
+            name: name.to_string(),
+            first_line: session.last_line() + 1,
+            after: None,
+            reversed: None,
+        })?;
+        session.read(reader, &mut count)
     }
 }
 

@@ -19,7 +19,7 @@ mod reversed;
 mod sink;
 mod structured;
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 
 use crate::engine::Engine;
 use crate::events::traceback::classify;
@@ -544,20 +544,15 @@ pub fn feed_parts<R: BufRead + Send>(
         let first = session.last_line() + 1;
         // Notes about one file of several name it; a lone file is the source.
         let which = if part == name { "it".to_string() } else { part.clone() };
-        let (head, mut reader) = with_head(reader, SNIFF_BYTES);
+        let (head, reader) = with_head(reader, SNIFF_BYTES);
         let newest_first = reversed::looks_reversed(&head);
         let read = if newest_first {
-            match reversed::reverse_lines(&mut reader) {
-                Ok(reversed::Reordered::Lines(bytes, count)) => {
-                    boundaries.push((part.clone(), first, Some(count)));
+            match reversed::reorder(reader, structured::sniff(&head)) {
+                Ok(reordered) => {
+                    boundaries.push((part.clone(), first, Some(reordered.reversal)));
                     problems.push(reversed::reordered_notice(&which));
-                    session.read_split(io::Cursor::new(bytes), &mut |_, seen| formats.extend(seen))
-                }
-                Ok(reversed::Reordered::TooLarge(head)) => {
-                    boundaries.push((part.clone(), first, None));
-                    problems.push(reversed::too_large_notice(&which));
-                    let rest = io::BufReader::new(io::Cursor::new(head).chain(reader));
-                    session.read_split(rest, &mut |_, seen| formats.extend(seen))
+                    let read = session.read_split(reordered.reader, &mut |_, seen| formats.extend(seen));
+                    read.map(|summary| ReadSummary { error: reordered.error, ..summary })
                 }
                 Err(e) => Err(e),
             }

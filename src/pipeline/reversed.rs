@@ -1,76 +1,29 @@
 //! `journalctl -r` prints the newest entry first. Causes come before their
-//! consequences only in time order, so a reversed journal is detected from
-//! its time stamps and read oldest first; reports still give every line its
-//! number in the file.
+//! consequences only in time order, so a newest-first input is recognised
+//! from its time stamps (in every journal mode) and read oldest first;
+//! reports still give every line its number in the file.
+//!
+//! Reordering holds at most [`HOLD_BYTES`] in memory: a larger input is
+//! spilled to an unnamed temporary file and read back from its end, a
+//! window at a time, so memory stays bounded whatever the input's size
+//! (`sort` does the same for what does not fit). Entries of several lines
+//! (`json-pretty`, `export`, `verbose`) keep their lines in order; only the
+//! entries are reversed.
+
+mod stamps;
+mod store;
 
 use std::io::{self, BufRead, Read};
 
-use crate::framing::{frame_line, Format};
+pub use stamps::looks_reversed;
+use store::{Backward, Store};
 
-/// Largest reversed input that is reordered in memory; a larger one is read
-/// as it is, and the report says so.
-pub const MAX_REORDER_BYTES: usize = 64 << 20;
+use super::structured::Shape;
+use crate::engine::Reversal;
 
-/// Does this head of an input read newest first? Looks at the journal and
-/// syslog stamps of its lines: reversed when stamps only go back in time
-/// (at least three stamped lines), or go back far more often than forward.
-pub fn looks_reversed(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if !head.ends_with(b"\n") {
-        lines.pop();
-    }
-    let keys: Vec<String> = lines.iter().filter_map(|l| time_key(l)).collect();
-    if keys.len() < 3 {
-        return false;
-    }
-    let (mut forward, mut back) = (0usize, 0usize);
-    for pair in keys.windows(2) {
-        match pair[0].cmp(&pair[1]) {
-            std::cmp::Ordering::Less => forward += 1,
-            std::cmp::Ordering::Greater => back += 1,
-            std::cmp::Ordering::Equal => {}
-        }
-    }
-    (back >= 1 && forward == 0) || (back >= 10 && back > 5 * forward)
-}
-
-/// A sortable key for the transport stamp of a journal or syslog line.
-fn time_key(line: &str) -> Option<String> {
-    let framed = frame_line(line);
-    let record = framed.first;
-    let journal = [
-        Format::JournalShort,
-        Format::JournalShortPrecise,
-        Format::JournalShortIso,
-        Format::JournalShortIsoPrecise,
-        Format::JournalShortFull,
-        Format::JournalShortUnix,
-        Format::Syslog,
-    ];
-    if !journal.iter().any(|f| record.formats.contains(*f)) {
-        return None;
-    }
-    let time = record.time?;
-    let mut parts = time.split_whitespace();
-    let first = parts.next()?;
-    Some(match month_number(first) {
-        Some(month) => {
-            let day: u32 = parts.next()?.parse().ok()?;
-            format!("{month:02}-{day:02} {}", parts.next()?)
-        }
-        // ISO stamps, `Sun 2025-05-25 …` and epoch seconds sort as text once
-        // padded.
-        None => format!("{:>40}", time),
-    })
-}
-
-fn month_number(token: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] =
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    let lower = token.to_ascii_lowercase();
-    MONTHS.iter().position(|m| lower.starts_with(m)).map(|i| i as u32 + 1)
-}
+/// Most of a newest-first input held in memory to reorder it; beyond
+/// this, it goes to a temporary file.
+pub const HOLD_BYTES: usize = 8 << 20;
 
 /// What the report says of a newest-first part (`which`: "it", or the
 /// file's name) that was put in time order.
@@ -78,60 +31,198 @@ pub fn reordered_notice(which: &str) -> String {
     format!("{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's")
 }
 
-/// What the report says of a newest-first part too large to reorder.
-pub fn too_large_notice(which: &str) -> String {
-    format!(
-        "{which} reads newest first (journalctl -r) and is too large to reorder: judged as written, so causes may look like consequences"
-    )
+/// A newest-first input, stored, and read back oldest first.
+pub struct Reordered {
+    /// Where each stream line of the reordered input is in the file.
+    pub reversal: Reversal,
+    /// The input's entries, oldest first.
+    pub reader: io::BufReader<Backward>,
+    /// The read error that stopped reading the input early, if any: what
+    /// was read before it is reordered.
+    pub error: Option<io::Error>,
 }
 
-/// What reading a newest-first input for reordering gave.
-pub enum Reordered {
-    /// Its lines, oldest first, and how many there are.
-    Lines(Vec<u8>, u64),
-    /// It is larger than [`MAX_REORDER_BYTES`]: the bytes read so far, to be
-    /// read again before the rest.
-    TooLarge(Vec<u8>),
+/// Reads all of `reader` (in memory up to [`HOLD_BYTES`], else in a
+/// temporary file), noting where its entries start, and gives it back
+/// with its entries in reverse order. `shape` is the structured journal
+/// shape (entries of several lines), or `None` for one entry per line.
+pub fn reorder(reader: impl BufRead, shape: Option<Shape>) -> io::Result<Reordered> {
+    let mut store = Store::new(HOLD_BYTES);
+    let mut entries = EntryStarts::new(shape);
+    let mut reader = reader;
+    let mut error = None;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        entries.scan(chunk, store.len());
+        store.write(chunk)?;
+        let n = chunk.len();
+        reader.consume(n);
+    }
+    let lines = entries.finish();
+    let starts = entries.starts.take();
+    let backward = Backward::new(store.finish()?, starts.as_ref().map(|s| s.offsets.clone()))?;
+    let reversal = Reversal { lines, entry_lines: starts.map(|s| s.lines).unwrap_or_default() };
+    Ok(Reordered { reversal, reader: io::BufReader::with_capacity(256 * 1024, backward), error })
 }
 
-/// Reads all of `reader` (at most [`MAX_REORDER_BYTES`]) and returns its
-/// lines in reverse order.
-pub fn reverse_lines(reader: &mut impl BufRead) -> io::Result<Reordered> {
-    let mut all = Vec::new();
-    let read = reader.take(MAX_REORDER_BYTES as u64 + 1).read_to_end(&mut all)?;
-    if read > MAX_REORDER_BYTES {
-        return Ok(Reordered::TooLarge(all));
+/// Where the entries of a stored input start (for shapes whose entries
+/// span lines), found while it is stored.
+struct EntryStarts {
+    shape: Option<Shape>,
+    /// Lines seen so far, and whether the last one ended.
+    lines: u64,
+    open_line: bool,
+    /// The start of the line being read (its first bytes).
+    prefix: Vec<u8>,
+    line_offset: u64,
+    previous_empty: bool,
+    starts: Option<Starts>,
+}
+
+/// Entry starts: line index (from 0) and byte offset of each, ascending.
+#[derive(Default)]
+struct Starts {
+    lines: Vec<u64>,
+    offsets: Vec<u64>,
+}
+
+/// How much of a line is looked at to tell whether it starts an entry.
+const PREFIX_BYTES: usize = 160;
+
+impl EntryStarts {
+    fn new(shape: Option<Shape>) -> Self {
+        EntryStarts {
+            shape,
+            lines: 0,
+            open_line: false,
+            prefix: Vec::new(),
+            line_offset: 0,
+            previous_empty: true,
+            starts: shape.map(|_| Starts::default()),
+        }
     }
-    if all.last() == Some(&b'\n') {
-        all.pop();
+
+    /// Counts the lines of the next `chunk` of input (at `offset`), and
+    /// notes the entries that start in it.
+    fn scan(&mut self, chunk: &[u8], offset: u64) {
+        let Some(shape) = self.shape else {
+            // One entry per line: only the count is needed.
+            let newlines = memchr::memchr_iter(b'\n', chunk).count() as u64;
+            self.lines += newlines;
+            self.open_line = chunk.last() != Some(&b'\n');
+            return;
+        };
+        let mut at = 0;
+        while at < chunk.len() {
+            if !self.open_line {
+                self.open_line = true;
+                self.prefix.clear();
+                self.line_offset = offset + at as u64;
+            }
+            let end = memchr::memchr(b'\n', &chunk[at..]).map(|i| at + i);
+            let piece = &chunk[at..end.unwrap_or(chunk.len())];
+            let room = PREFIX_BYTES.saturating_sub(self.prefix.len());
+            self.prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+            match end {
+                Some(i) => {
+                    self.end_line(shape);
+                    at = i + 1;
+                }
+                None => break,
+            }
+        }
     }
-    let lines: Vec<&[u8]> = all.split(|&b| b == b'\n').collect();
-    let count = lines.len() as u64;
-    let mut reversed = Vec::with_capacity(all.len() + 1);
-    for line in lines.iter().rev() {
-        reversed.extend_from_slice(line);
-        reversed.push(b'\n');
+
+    fn end_line(&mut self, shape: Shape) {
+        let line = self.prefix.strip_suffix(b"\r").unwrap_or(&self.prefix);
+        let starts_entry = match shape {
+            Shape::JsonPretty => line == b"{",
+            Shape::Verbose => super::structured::is_verbose_header(&String::from_utf8_lossy(line)),
+            Shape::Export => self.previous_empty && !line.is_empty(),
+        } || self.lines == 0;
+        if let (true, Some(starts)) = (starts_entry, self.starts.as_mut()) {
+            starts.lines.push(self.lines);
+            starts.offsets.push(self.line_offset);
+        }
+        self.previous_empty = line.is_empty();
+        self.lines += 1;
+        self.open_line = false;
     }
-    Ok(Reordered::Lines(reversed, count))
+
+    /// The number of lines, counting a last one without its newline.
+    fn finish(&mut self) -> u64 {
+        if self.open_line {
+            match self.shape {
+                Some(shape) => self.end_line(shape),
+                None => self.lines += 1,
+            }
+        }
+        self.lines
+    }
+}
+
+/// A stored input read entry by entry from its end (see [`Backward`]).
+impl Read for Backward {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read_reversed(buf)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn newest_first_journals_are_recognised() {
-        let reversed = b"Oct 24 06:17:10 h systemd[1]: Stopped traccar.\nOct 24 06:17:10 h systemd[1]: traccar.service: Failed with result 'exit-code'.\nOct 24 06:17:10 h systemd[1]: traccar.service: Main process exited, code=exited, status=143/n/a\nOct 24 06:17:09 h systemd[1]: Stopping traccar...\n";
-        assert!(looks_reversed(reversed));
-        let forward = b"Oct 24 06:17:09 h systemd[1]: Stopping traccar...\nOct 24 06:17:10 h systemd[1]: a\nOct 24 06:17:10 h systemd[1]: b\n";
-        assert!(!looks_reversed(forward));
-        let plain = b"[2026-01-01 10:00:02] b\n[2026-01-01 10:00:01] a\n[2026-01-01 10:00:00] c\n";
-        assert!(!looks_reversed(plain), "only journal and syslog stamps count");
+    fn reordered(input: &[u8], shape: Option<Shape>, hold: usize) -> (String, Reversal) {
+        let mut store = Store::new(hold);
+        let mut entries = EntryStarts::new(shape);
+        // Fed in small pieces, as a pipe would.
+        for piece in input.chunks(3) {
+            entries.scan(piece, store.len());
+            store.write(piece).unwrap();
+        }
+        let lines = entries.finish();
+        let starts = entries.starts.take();
+        let mut back =
+            Backward::new(store.finish().unwrap(), starts.as_ref().map(|s| s.offsets.clone())).unwrap();
+        let mut out = String::new();
+        back.read_to_string(&mut out).unwrap();
+        (out, Reversal { lines, entry_lines: starts.map(|s| s.lines).unwrap_or_default() })
     }
 
     #[test]
-    fn lines_come_back_in_reverse() {
-        let Reordered::Lines(bytes, count) = reverse_lines(&mut &b"a\nb\nc\n"[..]).unwrap() else { panic!() };
-        assert_eq!((bytes.as_slice(), count), (&b"c\nb\na\n"[..], 3));
+    fn lines_come_back_in_reverse_in_memory_and_from_a_file() {
+        for hold in [1 << 20, 4] {
+            let (out, reversal) = reordered(b"a\nbb\nccc\n", None, hold);
+            assert_eq!((out.as_str(), reversal.lines), ("ccc\nbb\na\n", 3));
+            let (out, reversal) = reordered(b"a\n\nlast without newline", None, hold);
+            assert_eq!((out.as_str(), reversal.lines), ("last without newline\n\na\n", 3));
+        }
+    }
+
+    #[test]
+    fn multi_line_entries_keep_their_lines_in_order() {
+        let pretty = b"{\n\t\"MESSAGE\" : \"new\"\n}\n{\n\t\"MESSAGE\" : \"old\"\n}\n";
+        let (out, reversal) = reordered(pretty, Some(Shape::JsonPretty), 5);
+        assert_eq!(out, "{\n\t\"MESSAGE\" : \"old\"\n}\n{\n\t\"MESSAGE\" : \"new\"\n}\n");
+        assert_eq!((reversal.lines, reversal.entry_lines), (6, vec![0, 3]));
+        let export = b"__CURSOR=2\nMESSAGE=new\n\n__CURSOR=1\nMESSAGE=old\n\n";
+        let (out, _) = reordered(export, Some(Shape::Export), 1 << 20);
+        assert_eq!(out, "__CURSOR=1\nMESSAGE=old\n\n__CURSOR=2\nMESSAGE=new\n\n");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_window_comes_back_whole() {
+        let long = "x".repeat(3 * store::WINDOW_BYTES + 17);
+        let input = format!("first\n{long}\nlast\n");
+        let (out, _) = reordered(input.as_bytes(), None, 16);
+        assert_eq!(out, format!("last\n{long}\nfirst\n"));
     }
 }

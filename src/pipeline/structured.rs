@@ -127,7 +127,7 @@ fn read_json_pretty<R: BufRead>(
 }
 
 /// `Sun 2025-05-25 20:17:52.000000 UTC [s=…;i=1;b=…;m=…;t=…;x=…]`.
-fn is_verbose_header(line: &str) -> bool {
+pub(super) fn is_verbose_header(line: &str) -> bool {
     let Some((stamp, cursor)) = line.split_once(" [s=") else { return false };
     cursor.ends_with(']')
         && ["Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "].iter().any(|d| stamp.starts_with(d))

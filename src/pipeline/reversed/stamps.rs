@@ -1,0 +1,145 @@
+//! Telling a newest-first input from its time stamps, in every journal
+//! mode: the transport stamp of the short modes and syslog, the seconds
+//! since boot of `short-monotonic` and `short-delta`, `__REALTIME_TIMESTAMP`
+//! in `json*` and `export`, the header of `verbose`, and the `time` of
+//! Docker's json-file records. Application stamps inside messages do not
+//! count: processes interleave, and their clocks need not agree.
+
+use crate::framing::{frame_line, Format};
+
+/// Does this head of an input read newest first? Reversed when its stamps
+/// only go back in time (at least three stamped lines), or go back far
+/// more often than forward.
+pub fn looks_reversed(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if !head.ends_with(b"\n") {
+        lines.pop();
+    }
+    let keys: Vec<String> = lines.iter().filter_map(|l| time_key(l)).collect();
+    if keys.len() < 3 {
+        return false;
+    }
+    let (mut forward, mut back) = (0usize, 0usize);
+    for pair in keys.windows(2) {
+        match pair[0].cmp(&pair[1]) {
+            std::cmp::Ordering::Less => forward += 1,
+            std::cmp::Ordering::Greater => back += 1,
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+    (back >= 1 && forward == 0) || (back >= 10 && back > 5 * forward)
+}
+
+/// A sortable key for the time a journal line or entry was logged.
+fn time_key(line: &str) -> Option<String> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if let Some(stamp) = realtime_field(line) {
+        return Some(format!("{stamp:>24}"));
+    }
+    if let Some(time) = docker_time(line) {
+        return Some(format!("{time:>40}"));
+    }
+    if super::super::structured::is_verbose_header(line) {
+        // `Sun 2025-05-25 20:17:52.000000 UTC [s=…]`, without the weekday.
+        let stamp = line.split_once(" [s=")?.0;
+        return Some(format!("{:>40}", stamp.get(4..)?));
+    }
+    let framed = frame_line(line);
+    let record = framed.first;
+    let time = record.time?;
+    if record.formats.contains(Format::JournalShortMonotonic) {
+        // `[  123.456789]`, or `[  123.456789 <    0.000010>]` (short-delta).
+        let seconds = time.trim_matches(|c| c == '[' || c == ']').split_whitespace().next()?;
+        let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+        return Some(format!("{whole:>20}.{fraction:<9}"));
+    }
+    let journal = [
+        Format::JournalShort,
+        Format::JournalShortPrecise,
+        Format::JournalShortIso,
+        Format::JournalShortIsoPrecise,
+        Format::JournalShortFull,
+        Format::JournalShortUnix,
+        Format::Syslog,
+    ];
+    if !journal.iter().any(|f| record.formats.contains(*f)) {
+        return None;
+    }
+    let mut parts = time.split_whitespace();
+    let first = parts.next()?;
+    Some(match month_number(first) {
+        Some(month) => {
+            let day: u32 = parts.next()?.parse().ok()?;
+            format!("{month:02}-{day:02} {}", parts.next()?)
+        }
+        // ISO stamps, `Sun 2025-05-25 …` and epoch seconds sort as text once
+        // padded.
+        None => format!("{:>40}", time),
+    })
+}
+
+/// The value of `__REALTIME_TIMESTAMP` in an `export` line, a `json` line
+/// or a `json-pretty` field line.
+fn realtime_field(line: &str) -> Option<&str> {
+    const FIELD: &str = "__REALTIME_TIMESTAMP";
+    if let Some(value) = line.strip_prefix("__REALTIME_TIMESTAMP=") {
+        return digits(value);
+    }
+    let at = memchr::memmem::find(line.as_bytes(), FIELD.as_bytes())?;
+    let after = line[at + FIELD.len()..].strip_prefix('"')?;
+    let value = after.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    digits(value)
+}
+
+fn digits(value: &str) -> Option<&str> {
+    let end = value.find(|c: char| !c.is_ascii_digit()).unwrap_or(value.len());
+    (end > 0).then(|| &value[..end])
+}
+
+/// The `time` of a Docker json-file record (RFC 3339, UTC).
+fn docker_time(line: &str) -> Option<&str> {
+    if !line.starts_with("{\"log\":") {
+        return None;
+    }
+    let at = line.rfind("\"time\":\"")? + "\"time\":\"".len();
+    let end = line[at..].find('"')?;
+    Some(&line[at..at + end])
+}
+
+fn month_number(token: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] =
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    let lower = token.to_ascii_lowercase();
+    MONTHS.iter().position(|m| lower.starts_with(m)).map(|i| i as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newest_first_short_journals_are_recognised() {
+        let reversed = b"Oct 24 06:17:10 h systemd[1]: Stopped traccar.\nOct 24 06:17:10 h systemd[1]: traccar.service: Failed with result 'exit-code'.\nOct 24 06:17:10 h systemd[1]: traccar.service: Main process exited, code=exited, status=143/n/a\nOct 24 06:17:09 h systemd[1]: Stopping traccar...\n";
+        assert!(looks_reversed(reversed));
+        let forward = b"Oct 24 06:17:09 h systemd[1]: Stopping traccar...\nOct 24 06:17:10 h systemd[1]: a\nOct 24 06:17:10 h systemd[1]: b\n";
+        assert!(!looks_reversed(forward));
+        let plain = b"[2026-01-01 10:00:02] b\n[2026-01-01 10:00:01] a\n[2026-01-01 10:00:00] c\n";
+        assert!(!looks_reversed(plain), "only journal and syslog stamps count");
+    }
+
+    #[test]
+    fn every_journal_mode_has_a_stamp() {
+        let keyed = |line: &str| time_key(line).is_some();
+        assert!(keyed(r#"{"__CURSOR":"s=1","__REALTIME_TIMESTAMP":"1748204842123456","MESSAGE":"x"}"#));
+        assert!(keyed("\t\"__REALTIME_TIMESTAMP\" : \"1748204842123456\","));
+        assert!(keyed("__REALTIME_TIMESTAMP=1748204842123456"));
+        assert!(keyed("Sun 2025-05-25 20:17:52.000000 UTC [s=ac48;i=1;b=0123;m=f4240;t=635f;x=8e10]"));
+        assert!(keyed("[  123.456789] gpu01 python3[42]: x"));
+        assert!(keyed("[  123.456789 <    0.000010>] gpu01 python3[42]: x"));
+        assert!(keyed(r#"{"log":"x\n","stream":"stderr","time":"2026-05-25T20:27:22.1Z"}"#));
+        assert!(!keyed(r#"{"level":"info","msg":"x"}"#));
+        // Seconds since boot sort as numbers, not as text.
+        assert!(time_key("[   99.500000] h p[1]: x") < time_key("[  100.250000] h p[1]: x"));
+    }
+}
