@@ -12,6 +12,7 @@ fn main() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
+        let message = logdiag::report::escape::for_terminal_lines(&message).into_owned();
         eprintln!("logdiag: internal error{location}: {message} (please report it)");
     }));
     let code = std::panic::catch_unwind(|| {

@@ -20,5 +20,7 @@ mod rules;
 mod seeds;
 /// Inputs that mix JSON records and text, damaged records, Docker logs.
 mod shapes;
+/// What reaches the terminal: escaped names and text, usage errors.
+mod terminal;
 /// `logdiag watch` following a log that another process writes.
 mod watch;

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::report::escape::for_terminal_lines;
 use crate::rules::{LoadOptions, RuleSet};
 
 /// Exit code for errors.
@@ -173,9 +174,13 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
-            let _ = e.print();
-            return code;
+            if !e.use_stderr() {
+                let _ = e.print();
+                return 0;
+            }
+            // A usage error can quote what was typed: escaped like any name.
+            eprint!("{}", for_terminal_lines(&e.render().to_string()));
+            return EXIT_ERROR;
         }
     };
     let stdout = io::stdout();
@@ -203,7 +208,7 @@ where
             EXIT_ERROR
         }
         Err(Failure::Message(message)) => {
-            eprintln!("logdiag: {message}");
+            eprintln!("logdiag: {}", for_terminal_lines(&message));
             EXIT_ERROR
         }
     }
@@ -238,13 +243,14 @@ fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
     };
     crate::rules::load::load(&options).map_err(|errors| {
         for e in &errors {
-            eprintln!("{e}");
+            eprintln!("{}", for_terminal_lines(&e.to_string()));
         }
         Failure::Message(format!("{} problem(s) in rule files; no diagnosis made", errors.len()))
     })
 }
 
-/// Writes a line, mapping errors for the dispatcher.
+/// Writes a line of text output (names and text in it escaped for the
+/// terminal), mapping errors for the dispatcher.
 fn write_line(out: &mut dyn Write, line: &str) -> Result<(), Failure> {
-    writeln!(out, "{line}").map_err(Failure::Io)
+    writeln!(out, "{}", for_terminal_lines(line)).map_err(Failure::Io)
 }

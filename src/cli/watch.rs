@@ -422,5 +422,6 @@ mod tests {
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("1e400").is_err());
+        assert!(parse_duration("99999999999999999999h").is_err());
     }
 }

@@ -1,9 +1,14 @@
 //! Making log text safe for a terminal.
 //!
 //! Log lines can hold escape sequences, carriage returns, NULs and other
-//! control characters. Printed raw they can recolour or rewrite the user's
-//! terminal, so text output shows them escaped (`\x1b`, `\r`, `\u{9b}`).
-//! JSON output needs no such step: serde_json escapes control characters.
+//! control characters, and invisible ones (bidirectional overrides,
+//! zero-width characters, tag characters) that make text read other than
+//! it is. Printed raw they can recolour or rewrite the user's terminal, so
+//! text output shows every control and format character (Unicode general
+//! categories Cc, Cf, Zl, Zp) escaped (`\x1b`, `\r`, `\u{200b}`). The same
+//! goes for names (paths, rule files, test cases): they come from the same
+//! untrusted places. JSON output needs no such step: it is for programs,
+//! and serde_json escapes control characters.
 
 use std::borrow::Cow;
 
@@ -26,8 +31,44 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Escapes as [`for_terminal`] does, but keeps line breaks: for text of
+/// several lines (a table, a rule's description).
+pub fn for_terminal_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_control(c)) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(for_terminal).collect();
+    Cow::Owned(lines.join("\n"))
+}
+
+/// Control characters (Cc), format characters (Cf), and the line and
+/// paragraph separators (Zl, Zp), as of Unicode 16.
 fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{600}'..='\u{605}'
+                | '\u{61c}'
+                | '\u{6dd}'
+                | '\u{70f}'
+                | '\u{890}'..='\u{891}'
+                | '\u{8e2}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{110bd}'
+                | '\u{110cd}'
+                | '\u{13430}'..='\u{1343f}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0001}'
+                | '\u{e0020}'..='\u{e007f}'
+        )
 }
 
 /// Shortens `text` to at most `max` characters, marking the cut with `…`.
@@ -48,6 +89,34 @@ mod tests {
         assert_eq!(for_terminal("c1 \u{9b}31m"), "c1 \\u{9b}31m");
         assert_eq!(for_terminal("plain █ text"), "plain █ text");
         assert_eq!(for_terminal("bidi \u{202e}x"), "bidi \\u{202e}x");
+    }
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        for c in [
+            '\u{200e}',
+            '\u{200f}',
+            '\u{61c}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{2060}',
+            '\u{2064}',
+            '\u{feff}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e007f}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{ad}',
+            '\u{206a}',
+            '\u{206f}',
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(for_terminal(&text), format!("a\\u{{{:x}}}b", c as u32), "U+{:04X}", c as u32);
+        }
+        // Letters, marks and symbols of every script stay as they are.
+        assert_eq!(for_terminal("é ü 日本 ✓ 🙂 ا"), "é ü 日本 ✓ 🙂 ا");
+        assert_eq!(for_terminal_lines("a\u{200b}\nb\x1b"), "a\\u{200b}\nb\\x1b");
     }
 
     #[test]

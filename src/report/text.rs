@@ -44,7 +44,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     }
     for input in &diagnosis.inputs {
         for notice in &input.notices {
-            let _ = writeln!(out, "\nnote: {}: {}", input.name, for_terminal(notice));
+            let _ = writeln!(out, "\nnote: {}: {}", for_terminal(&input.name), for_terminal(notice));
         }
     }
     let verdict = match diagnosis.verdict {
