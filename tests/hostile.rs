@@ -325,3 +325,22 @@ fn a_user_rule_cannot_make_matching_explode() {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+/// A pattern whose automaton explodes (the lazy DFA would thrash and
+/// matching fall back to a slow engine) is refused where it is written.
+#[test]
+fn a_user_rule_whose_automaton_explodes_is_refused_with_its_place() {
+    let dir = TempDir::new("dfa-blowup");
+    dir.write(
+        "site/slow.toml",
+        b"role = \"cause\"\ncategory = \"cuda-oom\"\ntitle = \"t\"\nhint = \"h\"\n[match]\nmessage = '[ab]*a[ab]{60}[ab]*a[ab]{60}X'\n[test]\nsamples = ['ab']\n",
+    );
+    let rules = dir.path().join("site");
+    let out = run(&["--rules", rules.to_str().unwrap(), fixture(SEED).to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("slow.toml:6:11: regex can make matching slow"), "{err}");
+    let check = run(&["rules", "check", "--rules", rules.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(stdout(&check).contains("slow.toml:6:11"), "{}", stdout(&check));
+}

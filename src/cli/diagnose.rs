@@ -72,5 +72,6 @@ fn read_one<'r>(rules: &'r RuleSet, source: &Source) -> Result<Engine<'r>, Failu
     // nothing could be read is an error.
     feed_parts(&mut engine, &source.name, parts)
         .map_err(|e| Failure::Message(format!("{}: cannot be read: {e}", source.name)))?;
+    engine.done_reading();
     Ok(engine)
 }

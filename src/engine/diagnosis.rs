@@ -90,8 +90,16 @@ pub struct Evidence {
     pub source: String,
     /// 1-based line number.
     pub line: u64,
-    /// The line as the user reads it in the input.
+    /// The line as the user reads it in the input, or its first
+    /// [`MAX_EXCERPT_BYTES`](super::run::MAX_EXCERPT_BYTES) when longer.
     pub text: String,
+    /// Bytes of the line left out of `text` (absent when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cut_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The root cause of a crashed run.
@@ -127,8 +135,11 @@ pub struct Symptom {
     pub category: String,
     /// Line number.
     pub line: u64,
-    /// The line as printed.
+    /// The line as printed (or its start: see [`Evidence::text`]).
     pub text: String,
+    /// Bytes of the line left out of `text` (absent when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cut_bytes: u64,
     /// What explains it.
     pub why: String,
 }
@@ -142,8 +153,11 @@ pub struct Benign {
     pub source: String,
     /// Line number.
     pub line: u64,
-    /// The line as printed.
+    /// The line as printed (or its start: see [`Evidence::text`]).
     pub text: String,
+    /// Bytes of the line left out of `text` (absent when none were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cut_bytes: u64,
     /// Why it is harmless.
     pub why: String,
 }

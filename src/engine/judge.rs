@@ -153,7 +153,7 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         unit: run.unit.clone(),
         outcome: Outcome::Unknown,
         phase: run.phase.clone(),
-        ready: run.ready.as_ref().map(|r| evidence_at(places, r.line, &r.text)),
+        ready: run.ready.as_ref().map(|r| evidence_at(places, r.line, r)),
         root_cause: None,
         symptoms: Vec::new(),
         benign: Vec::new(),
@@ -161,7 +161,8 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         stream_first_line: run.first_line,
         work: run.work.as_ref().and_then(|w| {
             let figures = progress::figures(w.message())?;
-            let evidence = evidence_at(places, w.line, &w.text);
+            let evidence =
+                evidence_at(places, w.line, &EvidenceLine { line: w.line, text: w.text.clone(), cut: 0 });
             Some(Work { evidence, stream_line: w.line, pending: figures.work_pending() })
         }),
     };
@@ -328,7 +329,12 @@ fn root_cause(
             if !shown.contains(&l.line) {
                 shown.push(l.line);
                 let (source, line) = places.locate(l.line);
-                out.push(Evidence { source: source.to_string(), line, text: l.text.clone() });
+                out.push(Evidence {
+                    source: source.to_string(),
+                    line,
+                    text: l.text.clone(),
+                    cut_bytes: l.cut,
+                });
             }
         }
         out
@@ -371,9 +377,8 @@ fn root_cause(
         }
         Root::Elsewhere(record, symptom) => {
             let rule = rules.rule(record.finding.rule);
-            let (source, line) = record.places.locate(record.finding.line);
             let mut lines =
-                vec![Evidence { source: source.to_string(), line, text: record.finding.text.clone() }];
+                vec![evidence_at(record.places, record.finding.line, &evidence_of(record.finding))];
             lines.extend(evidence(&[evidence_of(symptom)]));
             RootCause {
                 rule: Some(rule.id.clone()),
@@ -409,13 +414,13 @@ const UNRECOGNISED_HINT: &str =
 the root); if it is a known problem, add a rule for it (rules/README.md).";
 
 /// Evidence for stream line `line`, named by its own file and number.
-fn evidence_at(places: Places<'_>, line: u64, text: &str) -> Evidence {
+fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
     let (source, number) = places.locate(line);
-    Evidence { source: source.to_string(), line: number, text: text.to_string() }
+    Evidence { source: source.to_string(), line: number, text: kept.text.clone(), cut_bytes: kept.cut }
 }
 
 fn evidence_of(f: &Finding) -> EvidenceLine {
-    EvidenceLine { line: f.line, text: f.text.clone() }
+    EvidenceLine { line: f.line, text: f.text.clone(), cut: f.cut }
 }
 
 fn category_of(rules: &RuleSet, f: &Finding) -> String {
@@ -487,6 +492,7 @@ fn symptom(rules: &RuleSet, places: Places<'_>, f: &Finding, explained_by: &str)
         category: category_of(rules, f),
         line,
         text: f.text.clone(),
+        cut_bytes: f.cut,
         why,
     }
 }
@@ -498,6 +504,7 @@ fn benign(rules: &RuleSet, places: Places<'_>, f: &Finding, why: String) -> Beni
         source: source.to_string(),
         line,
         text: f.text.clone(),
+        cut_bytes: f.cut,
         why,
     }
 }

@@ -79,6 +79,15 @@ impl<'r> Engine<'r> {
         self.sources.extend(other.sources);
     }
 
+    /// Gives back the memory used only while reading (the matcher's
+    /// scratch space, a few hundred KiB): what was read is kept, and more
+    /// can still be read. A source read in parallel with others waits for
+    /// them this way, holding only what it found.
+    pub fn done_reading(&mut self) {
+        self.matches = Vec::new();
+        self.scratch = MatchScratch::default();
+    }
+
     /// Starts a new source; following events belong to it.
     pub fn begin_source(&mut self, name: &str) {
         self.sources.push(SourceState {
@@ -331,7 +340,7 @@ impl<'r> Engine<'r> {
 }
 
 fn evidence_line(line: &EventLine) -> EvidenceLine {
-    EvidenceLine { line: line.number, text: line.text.clone() }
+    EvidenceLine::new(line.number, &line.text)
 }
 
 /// Builds a finding for match `m`, with supporting lines from its event:
@@ -380,8 +389,9 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         rule: m.rule,
         role: rule.role,
         line: line.number,
-        text: line.text.clone(),
-        key: run::message_key(line.message()),
+        text: evidence[0].text.clone(),
+        cut: evidence[0].cut,
+        key: run::message_key(&run::excerpt(line.message()).0),
         event_last: event.last_line(),
         title: rule.render_title(&m.captures),
         evidence,

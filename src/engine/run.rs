@@ -12,13 +12,40 @@ pub const MAX_FINDINGS: usize = 64;
 /// Most process ids remembered per run.
 const MAX_PIDS: usize = 64;
 
+/// Most of a line kept as evidence: the report shows a few KiB of a line
+/// at most, so a run's memory does not grow with the length of its lines.
+pub const MAX_EXCERPT_BYTES: usize = 4096;
+
+/// The start of `text` kept as evidence (at most [`MAX_EXCERPT_BYTES`],
+/// cut at a character boundary), and how many bytes were left out.
+pub fn excerpt(text: &str) -> (String, u64) {
+    if text.len() <= MAX_EXCERPT_BYTES {
+        return (text.to_string(), 0);
+    }
+    let mut end = MAX_EXCERPT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (text[..end].to_string(), (text.len() - end) as u64)
+}
+
 /// A line of evidence: number and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvidenceLine {
     /// 1-based line number.
     pub line: u64,
-    /// The line as printed.
+    /// The line as printed, or its start ([`excerpt`]).
     pub text: String,
+    /// Bytes of the line left out of `text`.
+    pub cut: u64,
+}
+
+impl EvidenceLine {
+    /// Evidence of line `line`, whose text is `text`.
+    pub fn new(line: u64, text: &str) -> Self {
+        let (text, cut) = excerpt(text);
+        EvidenceLine { line, text, cut }
+    }
 }
 
 /// A rule matched an event.
@@ -30,8 +57,10 @@ pub struct Finding {
     pub role: Role,
     /// The decisive line.
     pub line: u64,
-    /// The decisive line's text.
+    /// The decisive line's text, or its start ([`excerpt`]).
     pub text: String,
+    /// Bytes of the decisive line left out of `text`.
+    pub cut: u64,
     /// The decisive line's message with numbers blanked ([`message_key`]):
     /// repeats of the same message from other ranks, threads or times count
     /// once.
@@ -224,7 +253,7 @@ impl RunState {
             MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
             MarkerKind::Ready => {
                 if self.ready.is_none() {
-                    self.ready = Some(EvidenceLine { line: number, text: line.text.clone() });
+                    self.ready = Some(EvidenceLine::new(number, &line.text));
                     phase = Some(READY);
                 } else {
                     phase = Some(SERVING);
@@ -262,7 +291,13 @@ impl RunState {
         let work = self.work.get_or_insert_with(WorkLine::default);
         work.line = line.number;
         work.text.clear();
-        work.text.push_str(&line.text);
+        // A progress line is short; an absurd one is kept only in part (its
+        // message then reads as empty, and gives no figures).
+        let mut end = line.text.len().min(MAX_EXCERPT_BYTES);
+        while !line.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        work.text.push_str(&line.text[..end]);
         work.message_span = line.message_span;
     }
 

@@ -50,11 +50,53 @@ impl LazyRegex {
         self.get().is_match(text)
     }
 
+    fn full(&self) -> String {
+        if self.anchored {
+            format!("^(?:{})$", self.source)
+        } else {
+            self.source.clone()
+        }
+    }
+
     fn build(&self) -> Result<Regex, regex::Error> {
-        let full = if self.anchored { format!("^(?:{})$", self.source) } else { self.source.clone() };
-        RegexBuilder::new(&full).size_limit(REGEX_SIZE_LIMIT).build()
+        RegexBuilder::new(&self.full()).size_limit(REGEX_SIZE_LIMIT).dfa_size_limit(DFA_CACHE_LIMIT).build()
+    }
+
+    /// Checks that matching stays fast on any line: the regex's search
+    /// automaton (its DFA, which the regex builds lazily while it matches)
+    /// must fit in [`DFA_SIZE_LIMIT`], measured over ASCII. A pattern such as `[ab]*a[ab]{60}X`
+    /// needs exponentially many states: matching it would fall back to a
+    /// much slower engine on lines that explore them. Returns why not.
+    pub fn check_automaton(&self) -> Result<(), String> {
+        use regex_automata::dfa::dense;
+        use regex_automata::util::syntax;
+        let config = dense::Config::new()
+            .determinize_size_limit(Some(DFA_SIZE_LIMIT))
+            .dfa_size_limit(Some(DFA_SIZE_LIMIT));
+        // Measured on ASCII classes: a `\w` over all of Unicode makes a big
+        // but harmless automaton (log lines are mostly ASCII, and the lazy
+        // DFA builds only the states a line visits); what is measured is
+        // the pattern's own structure.
+        let ascii = syntax::Config::new().unicode(false).utf8(false);
+        match dense::Builder::new().configure(config).syntax(ascii).build(&self.full()) {
+            Ok(_) => Ok(()),
+            Err(e) if e.to_string().contains("limit") => Err(e.to_string()),
+            // Look-around the DFA cannot build (a Unicode `\b`): matched by
+            // the regex's other engines, which are linear in any case.
+            Err(_) => Ok(()),
+        }
     }
 }
+
+/// Largest search automaton (DFA) of one rule regex, in bytes: a user rule
+/// whose automaton does not fit is refused ([`LazyRegex::check_automaton`]).
+/// The largest built-in rule needs a few MiB; a pattern that can force the
+/// lazy DFA to thrash needs exponentially many states, far beyond it.
+pub const DFA_SIZE_LIMIT: usize = 8 << 20;
+
+/// Most memory one rule's lazy DFA may use while matching (the states a
+/// log visits; a rule that passed the check above needs far fewer).
+pub const DFA_CACHE_LIMIT: usize = 2 << 20;
 
 fn never() -> Regex {
     Regex::new(r"[^\s\S]").expect("a valid empty class")

@@ -12,7 +12,7 @@ use regex::Regex;
 use toml::Spanned;
 
 use super::category;
-use super::lazy::{LazyRegex, REGEX_SIZE_LIMIT};
+use super::lazy::{LazyRegex, DFA_SIZE_LIMIT, REGEX_SIZE_LIMIT};
 use super::schema::RuleFile;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
 use crate::framing::{Format, Level};
@@ -447,7 +447,21 @@ fn compile_regex(
         return Some(LazyRegex::new(pattern, anchored));
     }
     match LazyRegex::compile_now(pattern, anchored) {
-        Ok(r) => Some(r),
+        Ok(r) => match r.check_automaton() {
+            Ok(()) => Some(r),
+            Err(why) => {
+                at.error(
+                    source.span(),
+                    &format!(
+                        "regex can make matching slow: its search automaton needs more than {} MiB ({why})",
+                        DFA_SIZE_LIMIT >> 20
+                    ),
+                    "a repetition after an open-ended class (`[ab]*a[ab]{60}`) needs exponentially many states; \
+                     match literal text, bound the repetitions, or anchor the pattern",
+                );
+                None
+            }
+        },
         Err(e) => {
             match &e {
                 regex::Error::CompiledTooBig(_) => at.error(

@@ -91,3 +91,18 @@ fn builtin_rules_load_and_pass_their_samples() {
         panic!("built-in rules are broken:\n{}", all.join("\n"));
     }
 }
+
+#[test]
+fn every_builtin_rule_matches_at_automaton_speed() {
+    let rules = RuleSet::builtin().expect("built-in rules");
+    let mut slow = Vec::new();
+    for rule in rules.rules() {
+        let patterns = std::iter::once(&rule.matcher.message).chain(rule.matcher.not.as_ref());
+        for pattern in patterns {
+            if let Err(why) = pattern.check_automaton() {
+                slow.push(format!("{}: {why}", rule.id));
+            }
+        }
+    }
+    assert!(slow.is_empty(), "{slow:#?}");
+}
