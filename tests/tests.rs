@@ -16,6 +16,8 @@ mod journal;
 mod properties;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
+/// A mutation fuzzer on the stable toolchain (ignored: run on demand).
+mod soak;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
 mod seeds;
 /// Inputs that mix JSON records and text, damaged records, Docker logs.
