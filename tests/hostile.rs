@@ -344,3 +344,37 @@ fn a_user_rule_whose_automaton_explodes_is_refused_with_its_place() {
     assert_eq!(check.status.code(), Some(2));
     assert!(stdout(&check).contains("slow.toml:6:11"), "{}", stdout(&check));
 }
+
+/// A zstd file whose checksum is damaged keeps all its data (the crash is
+/// in its last block), and says the input is damaged, as gzip with a bad
+/// CRC does; a file of one block too.
+#[test]
+fn a_damaged_zstd_checksum_keeps_the_last_block() {
+    let dir = TempDir::new("zstd-checksum");
+    let mut big = Vec::new();
+    for i in 0..20_000 {
+        big.extend(
+            format!(
+                "May 25 20:18:{:02} gpu-node-1 python[71283]: [2026-05-25 20:18:20 TP0] filler {i} {}\n",
+                i % 60,
+                i * 7919 % 10007
+            )
+            .bytes(),
+        );
+    }
+    big.extend(seed());
+    for (name, log) in [("one-block.log.zst", seed()), ("many-blocks.log.zst", big)] {
+        let mut encoder = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        encoder.include_checksum(true).unwrap();
+        encoder.write_all(&log).unwrap();
+        let mut bytes = encoder.finish().unwrap();
+        *bytes.last_mut().unwrap() ^= 0xff;
+        let path = dir.write(name, &bytes);
+        let out = run(&["--format", "json", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        let report = json(&out);
+        assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "{name}");
+        let notices = notices(&report);
+        assert!(notices.contains("the input was cut") && notices.contains("checksum"), "{name}: {notices}");
+    }
+}

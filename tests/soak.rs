@@ -149,7 +149,10 @@ fn mutate(seeds: &[Vec<u8>], random: &mut Random) -> Vec<u8> {
             // Random bytes, flipped or inserted.
             6 | 7 => {
                 for _ in 0..1 + random.below(16) {
-                    let byte = *random.pick(&[0u8, 0x1b, b'\n', b'\r', b'{', b'}', b'"', b'\\', 0xff, 0xe2, 0x80, 0x8b, b'[', b']', b'#']);
+                    let byte = *random.pick(&[
+                        0u8, 0x1b, b'\n', b'\r', b'{', b'}', b'"', b'\\', 0xff, 0xe2, 0x80, 0x8b, b'[', b']',
+                        b'#',
+                    ]);
                     let at = random.below(log.len() + 1);
                     if random.below(2) == 0 && at < log.len() {
                         log[at] = byte;
@@ -217,7 +220,8 @@ fn check_log(log: &[u8], step: usize) {
 
 fn mutate_rule(texts: &[String], random: &mut Random) -> String {
     let mut text = random.pick(texts).clone();
-    let inserts: [&str; 14] = ["*", "+", "{60}", "[ab]*", "(", ")", "|", "\\", "'", "\n", "a{1000}", ".*", "(?P<x>", "\u{0}"];
+    let inserts: [&str; 14] =
+        ["*", "+", "{60}", "[ab]*", "(", ")", "|", "\\", "'", "\n", "a{1000}", ".*", "(?P<x>", "\u{0}"];
     for _ in 0..1 + random.below(4) {
         let mut at = random.below(text.len() + 1);
         while !text.is_char_boundary(at) {
@@ -253,9 +257,13 @@ fn keep_failure(kind: &str, bytes: &[u8]) -> std::path::PathBuf {
 #[ignore = "runs for LOGDIAG_SOAK_SECONDS (default 60): a fuzzer, not a test"]
 fn soak() {
     let seconds: u64 = std::env::var("LOGDIAG_SOAK_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
-    let seed: u64 = std::env::var("LOGDIAG_SOAK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1
-    });
+    let seed: u64 =
+        std::env::var("LOGDIAG_SOAK_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+                | 1
+        });
     eprintln!("soak: seed {seed}, {seconds} s");
     let mut random = Random(seed);
     let logs = seeds();

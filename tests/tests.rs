@@ -16,12 +16,12 @@ mod journal;
 mod properties;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
-/// A mutation fuzzer on the stable toolchain (ignored: run on demand).
-mod soak;
 /// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
 mod seeds;
 /// Inputs that mix JSON records and text, damaged records, Docker logs.
 mod shapes;
+/// A mutation fuzzer on the stable toolchain (ignored: run on demand).
+mod soak;
 /// What reaches the terminal: escaped names and text, usage errors.
 mod terminal;
 /// `logdiag watch` following a log that another process writes.

@@ -12,6 +12,7 @@ pub mod follow;
 mod head;
 pub mod lines;
 mod rotation;
+mod zstd_stream;
 
 use std::fmt;
 use std::fs::File;
@@ -215,7 +216,7 @@ pub fn decode(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> 
             Box::new(BufReader::with_capacity(BUFFER, flate2::bufread::MultiGzDecoder::new(reader)))
         }
         Compression::Zstd => {
-            Box::new(BufReader::with_capacity(BUFFER, zstd::stream::read::Decoder::with_buffer(reader)?))
+            Box::new(BufReader::with_capacity(BUFFER, zstd_stream::ZstdReader::new(reader)?))
         }
     })
 }
