@@ -227,7 +227,8 @@ fn mutate_rule(texts: &[String], random: &mut Random) -> String {
         while !text.is_char_boundary(at) {
             at -= 1;
         }
-        text.insert_str(at, random.pick(&inserts));
+        let insert: &str = random.pick(&inserts);
+        text.insert_str(at, insert);
     }
     text
 }
