@@ -227,7 +227,7 @@ fn mutate_rule(texts: &[String], random: &mut Random) -> String {
         while !text.is_char_boundary(at) {
             at -= 1;
         }
-        let insert: &str = random.pick(&inserts);
+        let insert: &&str = random.pick(&inserts[..]);
         text.insert_str(at, insert);
     }
     text
