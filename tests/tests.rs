@@ -12,6 +12,8 @@ mod fixtures;
 mod hostile;
 /// The seed incident as the real journalctl prints it, in every mode.
 mod journal;
+/// Peak memory on inputs that used to make it grow.
+mod memory;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
 /// Rule tooling and the rule-authoring guide's example.

@@ -1,0 +1,115 @@
+//! Peak memory of the real binary on the inputs that used to make it grow:
+//! many small files, many runs with megabyte-long crash lines, a large
+//! newest-first journal, a pathological user rule. Each must stay under
+//! the bound the README states (a few MiB of buffers plus what is kept per
+//! file and per run, never a copy of the input).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::util::*;
+
+/// The README's bound for every input below.
+const BOUND_MIB: u64 = 128;
+
+/// Runs logdiag on `args` and returns its exit code and peak resident
+/// memory in MiB (from wait4(2), which reports the child's own peak).
+fn peak_mib(args: &[&str]) -> (i32, u64) {
+    let child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own child, not yet waited for; both pointers
+    // point to live values of the types wait4 expects.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 failed");
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    // ru_maxrss is in KiB on Linux.
+    (code, usage.ru_maxrss as u64 / 1024)
+}
+
+#[test]
+fn ten_thousand_small_files() {
+    let dir = TempDir::new("many-files");
+    for i in 0..10_000 {
+        dir.write(&format!("logs/{:02}/f{i}.log", i % 100), format!("hi {i}\n").as_bytes());
+    }
+    let logs = dir.path().join("logs");
+    for format in ["text", "json"] {
+        let (code, mib) = peak_mib(&["--format", format, logs.to_str().unwrap()]);
+        assert_eq!(code, 0);
+        assert!(mib < BOUND_MIB, "{format}: {mib} MiB");
+    }
+}
+
+#[test]
+fn many_runs_with_megabyte_crash_lines() {
+    let dir = TempDir::new("long-runs");
+    let path = dir.path().join("runs.log");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let padding = "y".repeat(1_000_000);
+    for _ in 0..128 {
+        writeln!(file, "[2026-05-25 20:17:58] server_args=ServerArgs(model_path='/m', port=30000)").unwrap();
+        writeln!(file, "RuntimeError: FlashInfer requires GPUs with sm75 or higher {padding}").unwrap();
+    }
+    drop(file);
+    for args in [&["--format", "json"][..], &["--last"][..]] {
+        let mut all = args.to_vec();
+        all.push(path.to_str().unwrap());
+        let (code, mib) = peak_mib(&all);
+        assert_eq!(code, 1);
+        assert!(mib < BOUND_MIB, "{args:?}: {mib} MiB");
+    }
+}
+
+#[test]
+fn a_large_newest_first_journal() {
+    let dir = TempDir::new("reversed-big");
+    let path = dir.path().join("reversed.log");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    // 64 MiB newest first (eight times what is held in memory), the crash
+    // at the top.
+    let seed = std::fs::read_to_string(fixture("seed-k26-flashinfer-journal")).unwrap();
+    for line in seed.lines().rev() {
+        writeln!(file, "{line}").unwrap();
+    }
+    let filler = "[2026-05-25 20:18:20 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
+    for i in 0..500_000u64 {
+        let seconds = 1000 - i / 1000;
+        writeln!(
+            file,
+            "May 25 19:{:02}:{:02} gpu-node-1 python[71283]: {filler}",
+            seconds / 60 % 60,
+            seconds % 60
+        )
+        .unwrap();
+    }
+    drop(file);
+    assert!(std::fs::metadata(&path).unwrap().len() > 64 << 20);
+    let (code, mib) = peak_mib(&[path.to_str().unwrap()]);
+    assert_eq!(code, 1, "the crash at the top is found in time order");
+    assert!(mib < BOUND_MIB, "{mib} MiB");
+}
+
+#[test]
+fn a_pathological_user_rule() {
+    let dir = TempDir::new("evil-rule");
+    dir.write(
+        "site/slow.toml",
+        b"role = \"cause\"\ncategory = \"cuda-oom\"\ntitle = \"t\"\nhint = \"h\"\n[match]\nmessage = '[ab]*a[ab]{60}[ab]*a[ab]{60}X'\n[test]\nsamples = ['ab']\n",
+    );
+    let (code, mib) = peak_mib(&[
+        "--rules",
+        dir.path().join("site").to_str().unwrap(),
+        fixture("seed-k26-flashinfer-journal").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "refused");
+    assert!(mib < BOUND_MIB, "{mib} MiB");
+}
