@@ -14,6 +14,8 @@ const BOUND_MIB: u64 = 128;
 
 /// Runs logdiag on `args` and returns its exit code and peak resident
 /// memory in MiB (from wait4(2), which reports the child's own peak).
+// The child is waited for with wait4(2), which std's `Child` cannot call.
+#[allow(clippy::zombie_processes)]
 fn peak_mib(args: &[&str]) -> (i32, u64) {
     let child = Command::new(BIN)
         .args(args)
