@@ -118,6 +118,15 @@ fn docker_json_file_logs_are_read() {
         "RuntimeError: FlashInfer requires GPUs with sm75 or higher"
     );
     assert!(report["inputs"][0]["formats"].to_string().contains("docker-json"));
+    // Newest first (as `tac` leaves it), spaced as Python's json.dumps
+    // writes: put back in order by the records' times.
+    let spaced: Vec<String> =
+        lines.iter().rev().map(|l| l.replace("\":", "\": ").replace(",\"", ", \"")).collect();
+    let (code, report) = diagnose("reversed-json.log", (spaced.join("\n") + "\n").as_bytes());
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch", "{report:#}");
+    let line = report["root_cause"]["evidence"][0]["line"].as_u64().unwrap() as usize;
+    assert!(spaced[line - 1].contains("RuntimeError: FlashI"), "line {line}: {}", spaced[line - 1]);
 }
 
 #[test]

@@ -82,14 +82,10 @@ fn time_key(line: &str) -> Option<String> {
 /// The value of `__REALTIME_TIMESTAMP` in an `export` line, a `json` line
 /// or a `json-pretty` field line.
 fn realtime_field(line: &str) -> Option<&str> {
-    const FIELD: &str = "__REALTIME_TIMESTAMP";
     if let Some(value) = line.strip_prefix("__REALTIME_TIMESTAMP=") {
         return digits(value);
     }
-    let at = memchr::memmem::find(line.as_bytes(), FIELD.as_bytes())?;
-    let after = line[at + FIELD.len()..].strip_prefix('"')?;
-    let value = after.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
-    digits(value)
+    digits(json_string_field(line, "__REALTIME_TIMESTAMP")?)
 }
 
 fn digits(value: &str) -> Option<&str> {
@@ -99,12 +95,28 @@ fn digits(value: &str) -> Option<&str> {
 
 /// The `time` of a Docker json-file record (RFC 3339, UTC).
 fn docker_time(line: &str) -> Option<&str> {
-    if !line.starts_with("{\"log\":") {
+    if !line.starts_with('{') || json_string_field(line, "log").is_none() {
         return None;
     }
-    let at = line.rfind("\"time\":\"")? + "\"time\":\"".len();
-    let end = line[at..].find('"')?;
-    Some(&line[at..at + end])
+    json_string_field(line, "time")
+}
+
+/// The start of the string value of field `name` in a JSON object's text
+/// (`"name": "value…`), however it is spaced; the value runs to the end of
+/// the line.
+fn json_string_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("\"{name}\"");
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&line.as_bytes()[from..], key.as_bytes()) {
+        let after = &line[from + at + key.len()..];
+        let value =
+            after.trim_start().strip_prefix(':').map(str::trim_start).and_then(|v| v.strip_prefix('"'));
+        if let Some(value) = value {
+            return Some(value.split('"').next().unwrap_or(value));
+        }
+        from += at + key.len();
+    }
+    None
 }
 
 fn month_number(token: &str) -> Option<u32> {
@@ -138,6 +150,8 @@ mod tests {
         assert!(keyed("[  123.456789] gpu01 python3[42]: x"));
         assert!(keyed("[  123.456789 <    0.000010>] gpu01 python3[42]: x"));
         assert!(keyed(r#"{"log":"x\n","stream":"stderr","time":"2026-05-25T20:27:22.1Z"}"#));
+        assert!(keyed(r#"{"log": "x\n", "stream": "stderr", "time": "2026-05-25T20:27:22.1Z"}"#));
+        assert!(keyed(r#"{ "__CURSOR" : "s=1", "__REALTIME_TIMESTAMP" : "1748204842123456" }"#));
         assert!(!keyed(r#"{"level":"info","msg":"x"}"#));
         // Seconds since boot sort as numbers, not as text.
         assert!(time_key("[   99.500000] h p[1]: x") < time_key("[  100.250000] h p[1]: x"));
