@@ -151,3 +151,31 @@ fn a_json_record_over_the_line_cap_is_cut_not_dropped() {
     let notices = notices(&report);
     assert!(notices.contains("longer than 1 MiB were cut"), "{notices}");
 }
+
+#[test]
+fn a_damaged_json_pretty_object_is_kept() {
+    let mut pretty = String::new();
+    for (i, (id, pid, message)) in seed_entries().iter().enumerate() {
+        let quote = |s: &str| serde_json::to_string(s).unwrap();
+        let mut message = quote(message);
+        // The innermost frame, which is evidence.
+        if i + 3 == CAUSE_LINE as usize {
+            message = message.replacen("in check_cuda_arch", "in check_cuda_arch \\ud800", 1);
+        }
+        pretty += &format!(
+            "{{\n\t\"__CURSOR\" : \"s=ab;i={i}\",\n\t\"SYSLOG_IDENTIFIER\" : {},\n\t\"MESSAGE\" : {message},\n\t\"_PID\" : {}\n}}\n",
+            quote(id),
+            quote(pid)
+        );
+    }
+    let (code, report) = diagnose("pretty.json", pretty.as_bytes());
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch");
+    let frame = report["root_cause"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["text"].as_str().unwrap().ends_with("in check_cuda_arch \u{fffd}"));
+    assert!(frame, "the damaged object's frame is evidence: {report:#}");
+    assert!(notices(&report).contains("1 JSON record(s) were not valid JSON"), "{}", notices(&report));
+}

@@ -4,7 +4,8 @@
 use std::io::{self, BufRead};
 
 use super::{next_line, next_line_or_stop, wait_for_line, without_escapes, Feeder, Next, ReadSummary};
-use crate::framing::journal::{parse_json_entry, JournalEntry};
+use crate::framing::journal::JournalEntry;
+use crate::framing::json_line::{read_json_line, JsonLine, JsonRecord};
 use crate::framing::{frame_line, Format, FormatSet};
 use crate::input::export::{looks_like_export, ExportReader};
 use crate::input::LineReader;
@@ -117,9 +118,14 @@ fn read_json_pretty<R: BufRead>(
             continue;
         }
         let Some((number, offset, json)) = pending.take() else { continue };
-        match parse_json_entry(&json) {
-            Some(entry) => feeder.push_entry(number, offset, &entry, Format::JournalJson)?,
-            None => feeder.damaged += 1,
+        // A damaged object (a lone surrogate escape) is read as far as it
+        // goes, as a damaged JSON line is.
+        match read_json_line(&json) {
+            Some(JsonLine { record: JsonRecord::Journal(entry), damaged }) => {
+                feeder.damaged += u64::from(damaged);
+                feeder.push_entry(number, offset, &entry, Format::JournalJson)?;
+            }
+            _ => feeder.damaged += 1,
         }
     }
     summary.cut_lines = lines.cut_lines();
