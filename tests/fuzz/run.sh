@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets with cargo fuzz (needs the nightly toolchain and
-# `cargo install cargo-fuzz`). Seeds each corpus from the golden fixtures
+# `cargo install cargo-fuzz`). Where those are missing, tests/soak.rs is a
+# mutation fuzzer for the stable toolchain:
+#   LOGDIAG_SOAK_SECONDS=3600 cargo test --release -- --ignored soak Seeds each corpus from the golden fixtures
 # and the rule files, then fuzzes every target for SECONDS (default 600)
 # on JOBS processes (default: every core).
 #
@@ -25,9 +27,13 @@ seed() {
             done) ;;
         diagnose)
             # The first byte of an input is the read size for the split check.
+            # Each fixture as it is, newest first, and with every other
+            # line a journal JSON record (mixed shapes).
             for log in "$repo"/fixtures/*/input.log; do
                 name="$(basename "$(dirname "$log")")"
                 { printf '\007'; head -c 65536 "$log"; } > "$dir/$name"
+                { printf '\007'; head -c 65536 "$log" | tac; } > "$dir/$name.reversed"
+                { printf '\007'; head -c 65536 "$log" | awk 'NR % 2 { gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "{\"__CURSOR\":\"s=1;i=%d\",\"MESSAGE\":\"%s\"}\n", NR, $0; next } { print }'; } > "$dir/$name.mixed"
             done ;;
         watch)
             for log in "$repo"/fixtures/*/input.log; do
