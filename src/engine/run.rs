@@ -61,10 +61,10 @@ pub struct Finding {
     pub text: String,
     /// Bytes of the decisive line left out of `text`.
     pub cut: u64,
-    /// The decisive line's message with numbers blanked ([`message_key`]):
-    /// repeats of the same message from other ranks, threads or times count
-    /// once.
-    pub key: String,
+    /// A hash of the decisive line's message with numbers blanked
+    /// ([`message_key`]): repeats of the same message from other ranks,
+    /// threads or times count once.
+    pub key: u64,
     /// Last line of the event it was found in.
     pub event_last: u64,
     /// Rendered title.
@@ -347,6 +347,15 @@ impl RunState {
         }
         self.failures.push(failure);
     }
+}
+
+/// The hash of a message's [`message_key`] (of its first
+/// [`MAX_EXCERPT_BYTES`]), which is all a finding keeps of it.
+pub fn message_hash(message: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    message_key(&excerpt(message).0).hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A message with its numbers blanked, so the same error printed by eight

@@ -176,7 +176,7 @@ impl Reader {
                 let _ = self.outbox.send(Fed::Waiting);
             })?;
             let first_line = session.last_line() + 1;
-            let summary = self.read_part(&mut session, &mut part, &name, after)?;
+            let summary = self.read_part(&mut session, &mut part, &name, after, Held::UntilIdle)?;
             self.part_read(summary)?;
             after = part.chunks().change();
             if after == Some(Change::Replaced) {
@@ -192,7 +192,7 @@ impl Reader {
         let mut part = Growing::new(StreamChunks::spawn(stream));
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
-        let summary = self.read_part(&mut session, &mut part, name, None)?;
+        let summary = self.read_part(&mut session, &mut part, name, None, Held::UntilEnd)?;
         session.finish()?;
         self.part_read(summary)?;
         let (lines, formats) = self.read.get();
@@ -233,13 +233,15 @@ impl Reader {
     /// Reads one part (announcing it first) through the session, as batch
     /// mode reads a file: a newest-first journal (`journalctl -r`) is put
     /// back in time order, with what the part holds when it first goes
-    /// idle (a stream: all of it).
+    /// idle (a file), or all of it (a stream: journalctl cannot follow in
+    /// reverse, so a newest-first stream ends, however slowly it comes).
     fn read_part(
         &self,
         session: &mut Session<'_>,
         part: impl Read,
         name: &str,
         after: Option<Change>,
+        held: Held,
     ) -> io::Result<ReadSummary> {
         let first_line = session.last_line() + 1;
         let seen = self.read.clone();
@@ -255,7 +257,10 @@ impl Reader {
             return session.read(reader, &mut count);
         }
         let shape = structured::sniff(&head);
-        let reordered = reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?;
+        let reordered = match held {
+            Held::UntilIdle => reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?,
+            Held::UntilEnd => reversed::reorder(BufReader::new(UntilEnd(&mut reader)), shape)?,
+        };
         if let Some(e) = reordered.error {
             return Err(e);
         }
@@ -276,6 +281,29 @@ impl Reader {
             reversed: None,
         })?;
         session.read(reader, &mut count)
+    }
+}
+
+/// How much of a newest-first part is held to put it in order.
+#[derive(Debug, Clone, Copy)]
+enum Held {
+    /// What a file holds when it is first read to its end.
+    UntilIdle,
+    /// All of a stream, until it closes.
+    UntilEnd,
+}
+
+/// A followed input read to its end: idle signals are waited out.
+struct UntilEnd<R>(R);
+
+impl<R: Read> Read for UntilEnd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                other => return other,
+            }
+        }
     }
 }
 
