@@ -9,13 +9,28 @@ use std::io::{self, BufRead, Read};
 /// head read this way, rather than at whatever the first read returned,
 /// makes the decision the same however a pipe splits the bytes. A read
 /// error is kept for after the head, so what was read is still judged.
-pub fn with_head<R: BufRead>(mut reader: R, size: usize) -> (Vec<u8>, WithHead<R>) {
+pub fn with_head<R: BufRead>(reader: R, size: usize) -> (Vec<u8>, WithHead<R>) {
+    with_head_until(reader, size, |_| false)
+}
+
+/// Like [`with_head`], for a followed input whose reads fail with
+/// [`io::ErrorKind::WouldBlock`] when it is quiet (see
+/// [`crate::input::follow`]): the head is what came before the first quiet
+/// moment, unless `wants_more` says it is too little to decide on, in which
+/// case reading waits for more. The quiet signal that ends the head is
+/// kept for after it, like an error.
+pub fn with_head_until<R: BufRead>(
+    mut reader: R,
+    size: usize,
+    wants_more: impl Fn(&[u8]) -> bool,
+) -> (Vec<u8>, WithHead<R>) {
     let mut head = Vec::with_capacity(size.min(64 * 1024));
     let mut limited = (&mut reader).take(size as u64);
     let pending = loop {
         match limited.read_to_end(&mut head) {
             Ok(_) => break None,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && wants_more(&head) => continue,
             Err(e) => break Some(e),
         }
     };

@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-pub use head::{with_head, Deferred, WithHead};
+pub use head::{with_head, with_head_until, Deferred, WithHead};
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// Where a source's bytes come from.

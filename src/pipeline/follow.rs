@@ -21,7 +21,7 @@ use crate::engine::Reversal;
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
-use crate::input::{sniff_compression, with_head, Compression};
+use crate::input::{sniff_compression, with_head_until, Compression};
 
 /// Messages in flight from the reading thread.
 const IN_FLIGHT: usize = 16;
@@ -252,7 +252,12 @@ impl Reader {
         };
         // Announced before its first line: an empty file is a part too.
         self.send(Fed::Part { name: name.to_string(), first_line, after, reversed: None })?;
-        let (head, mut reader) = with_head(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES);
+        // A stream whose first quiet moment comes after one or two journal
+        // entries is read on until its order can be told: newest first,
+        // it must be held whole before anything is judged.
+        let wants_more = |head: &[u8]| matches!(held, Held::UntilEnd) && reversed::too_few_stamps(head);
+        let (head, mut reader) =
+            with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, wants_more);
         if !reversed::looks_reversed(&head) {
             return session.read(reader, &mut count);
         }

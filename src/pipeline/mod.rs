@@ -558,7 +558,13 @@ pub fn feed_parts<R: BufRead + Send>(
             }
         } else {
             boundaries.push((part.clone(), first, None));
-            session.read_split(reader, &mut |_, seen| formats.extend(seen))
+            if head.len() < SNIFF_BYTES {
+                // All of it is in the head: too little to be worth a thread
+                // (a directory of many small logs would start one for each).
+                session.read(reader, &mut |_, seen| formats.extend(seen))
+            } else {
+                session.read_split(reader, &mut |_, seen| formats.extend(seen))
+            }
         };
         match read {
             Ok(summary) => {

@@ -15,7 +15,7 @@ mod store;
 
 use std::io::{self, BufRead, Read};
 
-pub use stamps::looks_reversed;
+pub use stamps::{looks_reversed, too_few_stamps};
 use store::{Backward, Store};
 
 use super::structured::Shape;

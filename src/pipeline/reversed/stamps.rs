@@ -31,6 +31,18 @@ pub fn looks_reversed(head: &[u8]) -> bool {
     (back >= 1 && forward == 0) || (back >= 10 && back > 5 * forward)
 }
 
+/// Does this head show time stamps, but too few to tell their order (one
+/// or two entries of a journal so far)?
+pub fn too_few_stamps(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if !head.ends_with(b"\n") {
+        lines.pop();
+    }
+    let stamped = lines.iter().filter(|l| time_key(l).is_some()).take(3).count();
+    (1..3).contains(&stamped)
+}
+
 /// A sortable key for the time a journal line or entry was logged.
 fn time_key(line: &str) -> Option<String> {
     let line = line.strip_suffix('\r').unwrap_or(line);
