@@ -148,6 +148,9 @@ fn a_json_record_over_the_line_cap_is_cut_not_dropped() {
         .as_str()
         .unwrap()
         .starts_with("RuntimeError: FlashInfer requires GPUs with sm75 or higher x"));
+    // The report keeps 4 KiB of it, and says how much it left out.
+    assert_eq!(kept["text"].as_str().unwrap().len(), 4096);
+    assert!(kept["cut_bytes"].as_u64().is_some_and(|cut| cut > 1_000_000), "{kept}");
     let notices = notices(&report);
     assert!(notices.contains("longer than 1 MiB were cut"), "{notices}");
 }
