@@ -182,3 +182,21 @@ fn a_damaged_json_pretty_object_is_kept() {
     assert!(frame, "the damaged object's frame is evidence: {report:#}");
     assert!(notices(&report).contains("1 JSON record(s) were not valid JSON"), "{}", notices(&report));
 }
+
+#[test]
+fn a_binary_message_shown_as_blob_data_is_counted_not_read() {
+    let seed = std::fs::read_to_string(fixture(SEED)).unwrap();
+    let mut log = String::new();
+    for (i, line) in seed.lines().enumerate() {
+        if i == 20 {
+            log += "May 25 20:27:22 gpu-node-1 python[71283]: [1.2K blob data]\n";
+        }
+        log += line;
+        log.push('\n');
+    }
+    let (code, report) = diagnose("blob.log", log.as_bytes());
+    assert_eq!(code, Some(1));
+    assert_seed_cause(&report, CAUSE_LINE + 1);
+    let notices = notices(&report);
+    assert!(notices.contains("1 message(s) were binary") && notices.contains("--all"), "{notices}");
+}

@@ -77,6 +77,7 @@ impl<'f> Session<'f> {
                 following: false,
                 partial: None,
                 damaged: 0,
+                blobs: 0,
                 after_event_stream: false,
             },
             last_line: 0,
@@ -98,9 +99,20 @@ impl<'f> Session<'f> {
         self.last_line
     }
 
-    /// What the report should say of damaged JSON records read so far.
-    pub fn damaged_notice(&self) -> Option<String> {
-        (self.feeder.damaged > 0).then(|| damaged_records_notice(self.feeder.damaged))
+    /// What the report should say of what was read so far: damaged JSON
+    /// records, binary messages journalctl did not show.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices = Vec::new();
+        if self.feeder.damaged > 0 {
+            notices.push(damaged_records_notice(self.feeder.damaged));
+        }
+        if self.feeder.blobs > 0 {
+            notices.push(format!(
+                "{} message(s) were binary and journalctl showed only `[… blob data]`: run journalctl with --all to include them",
+                self.feeder.blobs
+            ));
+        }
+        notices
     }
 
     /// Reads one part; its first line follows the last line of the part
@@ -243,6 +255,12 @@ fn push_framed(
     }
     feeder.end_partial()?;
     on_line(number, framed.first.formats);
+    // journalctl prints a binary message as `[1.2K blob data]` (without
+    // `--all`): there is no text to read, only a line to count.
+    if is_blob_placeholder(framed.first.message) {
+        feeder.blobs += 1;
+        return Ok(());
+    }
     // rsyslog writes a multi-line message on one line, its newlines
     // escaped as `#012`: read it as the entry it was.
     if framed.first.has_stream() && has_syslog_newline(framed.first.message) {
@@ -253,6 +271,18 @@ fn push_framed(
         Some(kinds) => feeder.push_classified(number, offset, text, framed, kinds),
         None => feeder.push(number, offset, text, framed),
     }
+}
+
+/// journalctl's stand-in for a binary message: `[512B blob data]`,
+/// `[1.2K blob data]`.
+fn is_blob_placeholder(message: &str) -> bool {
+    let Some(size) = message.strip_prefix('[').and_then(|m| m.strip_suffix(" blob data]")) else {
+        return false;
+    };
+    let number = size.trim_end_matches(['B', 'K', 'M', 'G', 'T', 'P', 'E']);
+    !number.is_empty()
+        && number.len() + 1 >= size.len()
+        && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 /// Whether a message holds rsyslog's escaped newline `#012` (checked on
@@ -374,6 +404,8 @@ struct Feeder<'f> {
     partial: Option<HeldEntry>,
     /// JSON records that were not valid JSON, read as far as they went.
     damaged: u64,
+    /// Messages journalctl showed only as `[N blob data]`.
+    blobs: u64,
     /// The last line was a `json-sse` event (`data: {…}`).
     after_event_stream: bool,
 }
@@ -583,7 +615,7 @@ pub fn feed_parts<R: BufRead + Send>(
         }
     }
     let last_line = session.last_line();
-    problems.extend(session.damaged_notice());
+    problems.extend(session.notices());
     session.finish()?;
     for (part, first, reversed) in boundaries {
         engine.begin_part(&part, first, reversed);
@@ -627,6 +659,15 @@ fn cut_lines_notice(count: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn journal_blob_placeholders() {
+        assert!(is_blob_placeholder("[1.2K blob data]"));
+        assert!(is_blob_placeholder("[512B blob data]"));
+        assert!(!is_blob_placeholder("[the blob data]"));
+        assert!(!is_blob_placeholder("[1.2KK blob data]"));
+        assert!(!is_blob_placeholder("uploading [1.2K blob data] now"));
+    }
 
     #[test]
     fn syslog_escapes_become_lines() {
