@@ -7,7 +7,7 @@
 //! repeated field is an array of values, and a value of 4 KiB or more is
 //! `null`. The evidence a report shows for such input is the MESSAGE.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Level;
 
@@ -59,13 +59,6 @@ impl JournalEntry {
     }
 }
 
-/// Parses one JSON object of `journalctl -o json`. Returns `None` when the
-/// text is not a JSON object.
-pub fn parse_json_entry(text: &str) -> Option<JournalEntry> {
-    let object: Map<String, Value> = serde_json::from_str(text).ok()?;
-    Some(JournalEntry::from_lookup(|name| object.get(name).and_then(value_text)))
-}
-
 fn fields_from(get: impl Fn(&str) -> Option<String>) -> JournalFields {
     let pid = get("_PID").or_else(|| get("SYSLOG_PID")).and_then(|p| p.trim().parse().ok());
     let own_unit = get("_SYSTEMD_UNIT").or_else(|| get("_SYSTEMD_USER_UNIT")).filter(|u| u != "init.scope");
@@ -112,6 +105,15 @@ pub(super) fn value_text(value: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::json_line::{read_json_line, JsonRecord};
+
+    /// A `journalctl -o json` line read as the pipeline reads it.
+    fn parse_json_entry(line: &str) -> Option<JournalEntry> {
+        match read_json_line(line)?.record {
+            JsonRecord::Journal(entry) => Some(entry),
+            JsonRecord::Docker { .. } => None,
+        }
+    }
 
     #[test]
     fn string_fields_and_priorities() {

@@ -56,21 +56,26 @@ pub fn read_json_line(line: &str) -> Option<JsonLine> {
     let body = object_text(line)?;
     match serde_json::from_str::<Map<String, Value>>(body) {
         Ok(object) => {
-            let record = record_from(|name| object.get(name).and_then(value_text))?;
+            let journal = JOURNAL_FIELDS.iter().any(|f| object.contains_key(*f));
+            let record = record_from(journal, |name| object.get(name).and_then(value_text))?;
             Some(JsonLine { record, damaged: false })
         }
         Err(_) => {
             let fields = salvage(body);
             let get = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-            let record = record_from(get)?;
+            let journal = JOURNAL_FIELDS.iter().any(|f| get(f).is_some());
+            let record = record_from(journal, get)?;
             Some(JsonLine { record, damaged: true })
         }
     }
 }
 
-/// The record the fields make, if they make one.
-fn record_from(get: impl Fn(&str) -> Option<String>) -> Option<JsonRecord> {
-    let journal = ["MESSAGE", "__CURSOR", "__REALTIME_TIMESTAMP"].iter().any(|f| get(f).is_some());
+/// Fields only a journal entry has (MESSAGE may be `null`: 4 KiB or more).
+const JOURNAL_FIELDS: [&str; 3] = ["MESSAGE", "__CURSOR", "__REALTIME_TIMESTAMP"];
+
+/// The record the fields make, if they make one: a journal entry when
+/// `journal` (it has a journal field), else a Docker record or nothing.
+fn record_from(journal: bool, get: impl Fn(&str) -> Option<String>) -> Option<JsonRecord> {
     if journal {
         return Some(JsonRecord::Journal(JournalEntry::from_lookup(get)));
     }

@@ -47,7 +47,12 @@ pub struct Reordered {
 /// with its entries in reverse order. `shape` is the structured journal
 /// shape (entries of several lines), or `None` for one entry per line.
 pub fn reorder(reader: impl BufRead, shape: Option<Shape>) -> io::Result<Reordered> {
-    let mut store = Store::new(HOLD_BYTES);
+    reorder_holding(reader, shape, HOLD_BYTES)
+}
+
+/// [`reorder`], holding at most `hold` bytes in memory.
+fn reorder_holding(reader: impl BufRead, shape: Option<Shape>, hold: usize) -> io::Result<Reordered> {
+    let mut store = Store::new(hold);
     let mut entries = EntryStarts::new(shape);
     let mut reader = reader;
     let mut error = None;
@@ -181,20 +186,11 @@ mod tests {
     use super::*;
 
     fn reordered(input: &[u8], shape: Option<Shape>, hold: usize) -> (String, Reversal) {
-        let mut store = Store::new(hold);
-        let mut entries = EntryStarts::new(shape);
         // Fed in small pieces, as a pipe would.
-        for piece in input.chunks(3) {
-            entries.scan(piece, store.len());
-            store.write(piece).unwrap();
-        }
-        let lines = entries.finish();
-        let starts = entries.starts.take();
-        let mut back =
-            Backward::new(store.finish().unwrap(), starts.as_ref().map(|s| s.offsets.clone())).unwrap();
+        let mut reordered = reorder_holding(io::BufReader::with_capacity(3, input), shape, hold).unwrap();
         let mut out = String::new();
-        back.read_to_string(&mut out).unwrap();
-        (out, Reversal { lines, entry_lines: starts.map(|s| s.lines).unwrap_or_default() })
+        reordered.reader.read_to_string(&mut out).unwrap();
+        (out, reordered.reversal)
     }
 
     #[test]

@@ -11,12 +11,7 @@ use crate::framing::{frame_line, Format};
 /// only go back in time (at least three stamped lines), or go back far
 /// more often than forward.
 pub fn looks_reversed(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if !head.ends_with(b"\n") {
-        lines.pop();
-    }
-    let keys: Vec<String> = lines.iter().filter_map(|l| time_key(l)).collect();
+    let keys = stamp_keys(head);
     if keys.len() < 3 {
         return false;
     }
@@ -34,13 +29,17 @@ pub fn looks_reversed(head: &[u8]) -> bool {
 /// Does this head show time stamps, but too few to tell their order (one
 /// or two entries of a journal so far)?
 pub fn too_few_stamps(head: &[u8]) -> bool {
+    (1..3).contains(&stamp_keys(head).len())
+}
+
+/// The time keys of the whole lines of a head, in order.
+fn stamp_keys(head: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(head);
     let mut lines: Vec<&str> = text.split('\n').collect();
     if !head.ends_with(b"\n") {
         lines.pop();
     }
-    let stamped = lines.iter().filter(|l| time_key(l).is_some()).take(3).count();
-    (1..3).contains(&stamped)
+    lines.iter().filter_map(|l| time_key(l)).collect()
 }
 
 /// A sortable key for the time a journal line or entry was logged.
