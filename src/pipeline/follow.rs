@@ -252,10 +252,14 @@ impl Reader {
         };
         // Announced before its first line: an empty file is a part too.
         self.send(Fed::Part { name: name.to_string(), first_line, after, reversed: None })?;
-        // A stream whose first quiet moment comes after one or two journal
-        // entries is read on until its order can be told: newest first,
-        // it must be held whole before anything is judged.
-        let wants_more = |head: &[u8]| matches!(held, Held::UntilEnd) && reversed::too_few_stamps(head);
+        // A stream whose first quiet moment comes before three journal
+        // stamps (one or two entries, or a structured entry not yet at its
+        // stamp) is read on until its order can be told: newest first, it
+        // must be held whole before anything is judged.
+        let wants_more = |head: &[u8]| {
+            matches!(held, Held::UntilEnd)
+                && reversed::too_few_stamps(head, structured::sniff(head).is_some())
+        };
         let (head, mut reader) =
             with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, wants_more);
         if !reversed::looks_reversed(&head) {

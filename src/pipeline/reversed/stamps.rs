@@ -26,10 +26,12 @@ pub fn looks_reversed(head: &[u8]) -> bool {
     (back >= 1 && forward == 0) || (back >= 10 && back > 5 * forward)
 }
 
-/// Does this head show time stamps, but too few to tell their order (one
-/// or two entries of a journal so far)?
-pub fn too_few_stamps(head: &[u8]) -> bool {
-    (1..3).contains(&stamp_keys(head).len())
+/// Does this head show too few time stamps to tell their order: one or
+/// two so far, or none yet where stamps are expected (`stamped`: a
+/// structured journal, whose first entry may not have reached its stamp)?
+pub fn too_few_stamps(head: &[u8], stamped: bool) -> bool {
+    let keys = stamp_keys(head).len();
+    keys < 3 && (keys > 0 || stamped)
 }
 
 /// The time keys of the whole lines of a head, in order.
