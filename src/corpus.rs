@@ -108,7 +108,7 @@ pub fn diagnose_case(rules: &RuleSet, case: &Path) -> Result<Diagnosis, String> 
     let reader = crate::input::decode(Box::new(file)).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut engine = Engine::new(rules);
     feed_source(&mut engine, "input.log", reader).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(engine.diagnose(JudgeOptions::default()))
+    Ok(engine.diagnose(&JudgeOptions::default()))
 }
 
 /// The report as blessed: pretty JSON with a final newline.

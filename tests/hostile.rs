@@ -352,10 +352,11 @@ fn a_user_rule_whose_automaton_explodes_is_refused_with_its_place() {
 fn a_damaged_zstd_checksum_keeps_the_last_block() {
     let dir = TempDir::new("zstd-checksum");
     let mut big = Vec::new();
+    // An earlier launch's lines, then the seed incident's.
     for i in 0..20_000 {
         big.extend(
             format!(
-                "May 25 20:18:{:02} gpu-node-1 python[71283]: [2026-05-25 20:18:20 TP0] filler {i} {}\n",
+                "May 25 20:16:{:02} gpu-node-1 python[71200]: [2026-05-25 20:16:20 TP0] filler {i} {}\n",
                 i % 60,
                 i * 7919 % 10007
             )

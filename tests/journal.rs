@@ -11,11 +11,11 @@ use std::process::{Command, Stdio};
 
 use crate::util::*;
 
-const REMOTE: &str = "/lib/systemd/systemd-journal-remote";
+pub const REMOTE: &str = "/lib/systemd/systemd-journal-remote";
 
 /// The tools, or `None` (the test is skipped) when they are missing and
 /// not required.
-fn tools() -> Option<()> {
+pub fn tools() -> Option<()> {
     let present = Path::new(REMOTE).exists()
         && Command::new("journalctl").arg("--version").stdout(Stdio::null()).status().is_ok();
     if !present && std::env::var_os("LOGDIAG_REQUIRE_JOURNAL").is_some() {
@@ -54,8 +54,13 @@ fn export_entries(fixture: &Path) -> String {
 
 /// Writes the seed incident to a journal file in `dir`.
 fn build_journal(dir: &TempDir) -> PathBuf {
-    let export = export_entries(&fixture("seed-k26-flashinfer-journal"));
-    let journal = dir.path().join("k26.journal");
+    write_journal(dir, "k26.journal", &export_entries(&fixture("seed-k26-flashinfer-journal")))
+}
+
+/// Writes export-format entries to the journal file `name` in `dir`, with
+/// the real systemd-journal-remote.
+pub fn write_journal(dir: &TempDir, name: &str, export: &str) -> PathBuf {
+    let journal = dir.path().join(name);
     let mut child = Command::new(REMOTE)
         .arg("-o")
         .arg(&journal)
@@ -71,7 +76,7 @@ fn build_journal(dir: &TempDir) -> PathBuf {
     journal
 }
 
-fn render(journal: &Path, args: &[&str], into: &Path) {
+pub fn render(journal: &Path, args: &[&str], into: &Path) {
     let out =
         Command::new("journalctl").arg("--file").arg(journal).args(args).arg("--no-pager").output().unwrap();
     assert!(out.status.success(), "journalctl {args:?}: {}", String::from_utf8_lossy(&out.stderr));

@@ -23,7 +23,7 @@ fn rules() -> &'static RuleSet {
 fn diagnose(reader: impl BufRead + Send) -> Diagnosis {
     let mut engine = Engine::new(rules());
     let _ = feed_source(&mut engine, "input.log", reader);
-    engine.diagnose(JudgeOptions::default())
+    engine.diagnose(&JudgeOptions::default())
 }
 
 /// A reader that hands out its bytes in chunks of the given sizes.
@@ -162,7 +162,7 @@ fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis
             Ok(())
         }
         fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
-            self.seen.push((self.lines.get(), self.engine.diagnose_with(&pending, JudgeOptions::default())));
+            self.seen.push((self.lines.get(), self.engine.diagnose_with(&pending, &JudgeOptions::default())));
             Ok(())
         }
     }
@@ -174,7 +174,7 @@ fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis
     let mut session = Session::following(&mut judge);
     let _ = session.read(BufReader::with_capacity(7, &mut part), &mut |line, _| lines.set(line));
     session.finish().unwrap();
-    let last = judge.engine.diagnose(JudgeOptions::default());
+    let last = judge.engine.diagnose(&JudgeOptions::default());
     (judge.seen, last)
 }
 

@@ -180,7 +180,7 @@ fn builtin() -> &'static RuleSet {
 fn diagnose(rules: &RuleSet, reader: impl io::BufRead + Send) -> Diagnosis {
     let mut engine = Engine::new(rules);
     let _ = feed_source(&mut engine, "input.log", reader);
-    engine.diagnose(JudgeOptions::default())
+    engine.diagnose(&JudgeOptions::default())
 }
 
 /// Hands out its bytes `step` at a time, as a slow pipe would.

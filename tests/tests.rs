@@ -26,5 +26,7 @@ mod shapes;
 mod soak;
 /// What reaches the terminal: escaped names and text, usage errors.
 mod terminal;
+/// Journals of many units: each unit judged on its own, `--unit`.
+mod units;
 /// `logdiag watch` following a log that another process writes.
 mod watch;

@@ -220,7 +220,7 @@ fn the_founding_incident_replayed_is_a_crash_not_ready() {
 fn batch_state(rules: &RuleSet, text: &str) -> Option<(String, u64, bool)> {
     let mut engine = Engine::new(rules);
     feed_source(&mut engine, "input.log", text.as_bytes()).unwrap();
-    let diagnosis = engine.diagnose(JudgeOptions { latest: Some(1) });
+    let diagnosis = engine.diagnose(&JudgeOptions { latest: Some(1), ..JudgeOptions::default() });
     let run = diagnosis.runs.last()?;
     let sure =
         run.root_cause.as_ref().is_none_or(|c| c.confidence == logdiag::engine::diagnosis::Confidence::High);

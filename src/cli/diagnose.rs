@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::{load_rules, DiagnoseArgs, Failure, OutputFormat};
-use crate::engine::{Engine, JudgeOptions};
+use crate::engine::{Engine, JudgeOptions, UnitFilter};
 use crate::input::{collect_sources, open, Source};
 use crate::pipeline::feed_parts;
 use crate::report::{write_json, write_text, TextOptions};
@@ -26,7 +26,8 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     };
     let sources = collect_sources(&paths).map_err(|e| Failure::Message(e.to_string()))?;
     let engine = read_all(&rules, &sources)?;
-    let diagnosis = engine.diagnose(JudgeOptions { latest: args.last.then_some(1) });
+    let diagnosis = engine
+        .diagnose(&JudgeOptions { latest: args.last.then_some(1), units: UnitFilter::new(&args.units) });
     let code = diagnosis.exit_code();
     let written = match args.format {
         OutputFormat::Json => write_json(out, &diagnosis),

@@ -57,9 +57,14 @@ struct DiagnoseArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
-    /// Judge only the latest run of each source.
+    /// Judge only the latest run of each source (of each unit, in a
+    /// journal of several).
     #[arg(long)]
     last: bool,
+    /// Judge only this unit, pod or container (repeatable; globs as
+    /// journalctl -u takes them: `sglang` is sglang.service).
+    #[arg(long = "unit", short = 'u', value_name = "NAME")]
+    units: Vec<String>,
     /// Also show every symptom, the benign lines and why.
     #[arg(short, long)]
     verbose: bool,

@@ -221,11 +221,11 @@ impl Judge<'_> {
     /// Judges the log so far and reports what changed; returns the exit
     /// code once the awaited state is reached.
     fn judge(&mut self, out: &mut dyn Write) -> Result<Option<i32>, Failure> {
-        let options = JudgeOptions { latest: Some(JUDGED_RUNS) };
+        let options = JudgeOptions { latest: Some(JUDGED_RUNS), ..JudgeOptions::default() };
         let diagnosis = if self.since_snapshot {
-            self.engine.diagnose(options)
+            self.engine.diagnose(&options)
         } else {
-            self.engine.diagnose_with(&self.snapshot, options)
+            self.engine.diagnose_with(&self.snapshot, &options)
         };
         let now = Instant::now();
         let (changes, code) = if self.watcher.has_started() {
@@ -244,7 +244,8 @@ impl Judge<'_> {
 
     /// Judges the whole input once it has ended; returns the exit code.
     fn judge_end(&mut self, out: &mut dyn Write) -> Result<i32, Failure> {
-        let diagnosis = self.engine.diagnose(JudgeOptions { latest: Some(JUDGED_RUNS) });
+        let diagnosis =
+            self.engine.diagnose(&JudgeOptions { latest: Some(JUDGED_RUNS), ..JudgeOptions::default() });
         let (changes, code) = self.watcher.end(&diagnosis, Instant::now());
         for change in &changes {
             self.print(out, change)?;

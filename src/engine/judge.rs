@@ -35,33 +35,47 @@ const UNATTRIBUTED_KILL: &str = "sigkill-unattributed";
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
-pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: JudgeOptions) -> Diagnosis {
+pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &JudgeOptions) -> Diagnosis {
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
     let kill_records = kill_records(rules, sources);
-    for source in sources {
+    for (source_index, source) in sources.iter().enumerate() {
+        let mut notices = source.notices.clone();
+        let dropped: u64 = source.units.list.iter().map(|u| u.dropped_runs).sum();
+        if dropped > 0 {
+            notices.push(format!(
+                "{dropped} earlier run(s) were not kept (too many launches); only the latest are judged"
+            ));
+        }
+        let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
+        if !options.units.is_empty() && !named.iter().any(|n| options.units.matches(Some(n))) {
+            notices.push(options.units.no_match_notice(&named));
+        }
         inputs.push(InputSummary {
             name: source.name.clone(),
             lines: source.lines,
             formats: source.formats.iter().map(|f| f.name().to_string()).collect(),
-            notices: source
-                .notices
-                .iter()
-                .cloned()
-                .chain((source.dropped_runs > 0).then(|| {
-                    format!(
-                        "{} earlier run(s) were not kept (too many launches); only the latest are judged",
-                        source.dropped_runs
-                    )
-                }))
-                .collect(),
+            notices,
         });
-        let skip = options.latest.map_or(0, |n| source.runs.len().saturating_sub(n));
-        for state in &source.runs[skip..] {
-            let elsewhere: Vec<KillRecord<'_>> =
-                kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
-            runs.push(judge_run(rules, Places::of(source), state, &elsewhere));
+        let mut judged = Vec::new();
+        for unit in &source.units.list {
+            if !options.units.is_empty() && !options.units.matches(unit.name.as_deref()) {
+                continue;
+            }
+            let skip = options.latest.map_or(0, |n| unit.runs.len().saturating_sub(n));
+            for state in &unit.runs[skip..] {
+                let elsewhere: Vec<KillRecord<'_>> =
+                    kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
+                let mut run = judge_run(rules, (source_index, Places::of(source)), state, &elsewhere);
+                if let Some(name) = &unit.name {
+                    run.unit = Some(name.clone());
+                }
+                judged.push(run);
+            }
         }
+        // The runs of all units, in input order.
+        judged.sort_by_key(|r| r.stream_first_line);
+        runs.extend(judged);
     }
     let crashed: Vec<&Run> = runs.iter().filter(|r| r.outcome == Outcome::Crash).collect();
     Diagnosis {
@@ -79,6 +93,8 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: JudgeO
 /// both name the same process or unit.
 #[derive(Clone, Copy)]
 struct KillRecord<'a> {
+    /// The index of its source.
+    source: usize,
     places: Places<'a>,
     run: &'a RunState,
     finding: &'a Finding,
@@ -86,12 +102,12 @@ struct KillRecord<'a> {
 
 fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
     let mut records = Vec::new();
-    for source in sources {
-        for run in &source.runs {
+    for (index, source) in sources.iter().enumerate() {
+        for run in source.units.list.iter().flat_map(|u| &u.runs) {
             for finding in &run.findings {
                 let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
                 if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
-                    records.push(KillRecord { places: Places::of(source), run, finding });
+                    records.push(KillRecord { source: index, places: Places::of(source), run, finding });
                 }
             }
         }
@@ -140,7 +156,12 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
     new_failure.then_some(progress)
 }
 
-fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[KillRecord<'_>]) -> Run {
+fn judge_run(
+    rules: &RuleSet,
+    (source_index, places): (usize, Places<'_>),
+    run: &RunState,
+    elsewhere: &[KillRecord<'_>],
+) -> Run {
     let (source, first) = places.locate(run.first_line);
     let (last_source, last) = places.locate(run.last_line);
     // In a file read bottom-up the run's first line is below its last.
@@ -192,7 +213,7 @@ fn judge_run(rules: &RuleSet, places: Places<'_>, run: &RunState, elsewhere: &[K
         result.benign.push(benign(rules, places, f, why));
     }
 
-    let Some(root) = choose_root(rules, run, &active, elsewhere) else {
+    let Some(root) = choose_root(rules, source_index, run, &active, elsewhere) else {
         result.outcome = quiet_outcome(run);
         if let Some(stop) = run.stop_line {
             for f in &active {
@@ -246,6 +267,7 @@ enum Root<'a> {
 /// failure. `None` means the run did not crash.
 fn choose_root<'a>(
     rules: &RuleSet,
+    source: usize,
     run: &'a RunState,
     active: &[&'a Finding],
     elsewhere: &[KillRecord<'a>],
@@ -271,7 +293,7 @@ fn choose_root<'a>(
     });
     match (stand_in, failure) {
         (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
-        (Some(s), _) => Some(match kill_record_for(rules, run, s, elsewhere) {
+        (Some(s), _) => Some(match kill_record_for(rules, source, run, s, elsewhere) {
             Some(record) => Root::Elsewhere(record, s),
             None => Root::StandIn(s),
         }),
@@ -284,6 +306,7 @@ fn choose_root<'a>(
 /// names one of the run's processes or its unit.
 fn kill_record_for<'a>(
     rules: &RuleSet,
+    source: usize,
     run: &RunState,
     stand_in: &Finding,
     elsewhere: &[KillRecord<'a>],
@@ -294,8 +317,24 @@ fn kill_record_for<'a>(
     elsewhere.iter().copied().find(|record| {
         let pid = record.finding.pid.is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
         let unit = record.finding.unit.is_some() && record.finding.unit == run.unit;
-        pid || unit
+        pid || unit || just_before(source, run, stand_in, record)
     })
+}
+
+/// Lines within which a kill record of a process nobody is known to own
+/// can explain the SIGKILL that follows it.
+const NEAR_LINES: u64 = 32;
+
+/// Is `record` a kill of a process no run is known to own (a child that
+/// never wrote to the journal, a process the journal names only by pid),
+/// in the same source, just before the SIGKILL of a run whose processes
+/// are unknown? systemd-oomd and the kernel name the pid they kill;
+/// systemd then names only the unit whose process died.
+fn just_before(source: usize, run: &RunState, stand_in: &Finding, record: &KillRecord<'_>) -> bool {
+    let same_source = record.source == source;
+    let orphan = record.finding.pid.is_none_or(|p| !record.run.pids.contains(&p));
+    let before = record.finding.line < stand_in.line && stand_in.line - record.finding.line <= NEAR_LINES;
+    same_source && orphan && before && run.pids.is_empty() && stand_in.pid.is_none()
 }
 
 /// The outcome of a run that did not crash.

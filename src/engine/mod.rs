@@ -11,9 +11,11 @@ pub mod diagnosis;
 mod judge;
 mod place;
 pub use place::Reversal;
+pub use units::UnitFilter;
 pub mod progress;
 mod run;
 mod subject;
+mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{FormatSet, Separator};
@@ -23,11 +25,13 @@ pub use diagnosis::Diagnosis;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
 
 /// How to judge.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct JudgeOptions {
-    /// Judge only this many of the latest runs of each source (`--last`
-    /// is 1); all when `None`.
+    /// Judge only this many of the latest runs of each unit of each source
+    /// (`--last` is 1); all when `None`.
     pub latest: Option<usize>,
+    /// Judge only the units these patterns name (`--unit`); all when empty.
+    pub units: UnitFilter,
 }
 
 /// Most runs kept per source; older ones are dropped (a restart loop can
@@ -43,20 +47,22 @@ struct SourceState {
     lines: u64,
     formats: FormatSet,
     notices: Vec<String>,
-    runs: Vec<RunState>,
-    dropped_runs: u64,
-    boot_pending: bool,
+    /// The units its lines belong to, with their runs.
+    units: units::Units,
     /// Lines after this one start a new run (see [`Engine::launch_after`]).
     launch_after: Option<u64>,
 }
 
-impl SourceState {
-    /// Does an event at `first_line` begin a new run after `run`, start
-    /// marker or not? After a boot, and at the launch said to begin after
-    /// a line ([`Engine::launch_after`]).
-    fn forces_new_run(&self, run: &RunState, first_line: u64) -> bool {
-        self.boot_pending || self.launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
-    }
+/// Does an event at `first_line` begin a new run of `unit` after `run`,
+/// start marker or not? After a boot, and at the launch said to begin
+/// after a line ([`Engine::launch_after`]).
+fn forces_new_run(
+    unit: &units::UnitRuns,
+    launch_after: Option<u64>,
+    run: &RunState,
+    first_line: u64,
+) -> bool {
+    unit.boot_pending || launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
 }
 
 /// Reads events, remembers what matters, judges on demand.
@@ -96,9 +102,7 @@ impl<'r> Engine<'r> {
             lines: 0,
             formats: FormatSet::default(),
             notices: Vec::new(),
-            runs: Vec::new(),
-            dropped_runs: 0,
-            boot_pending: false,
+            units: units::Units::default(),
             launch_after: None,
         });
     }
@@ -155,7 +159,7 @@ impl<'r> Engine<'r> {
         let source = self.sources.last_mut().expect("a source was begun");
         match event.kind {
             EventKind::Separator(Separator::Boot) => {
-                source.boot_pending = true;
+                source.units.boot();
                 return;
             }
             EventKind::Separator(Separator::Other) => {
@@ -170,12 +174,16 @@ impl<'r> Engine<'r> {
             }
             _ => {}
         }
+        let launch_after = source.launch_after;
+        let unit = source.units.route(event);
+        let unit = &mut source.units.list[unit];
+        let first = event.first_line();
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
-        self.scratch.skip_ready = source
+        self.scratch.skip_ready = unit
             .runs
             .last()
-            .is_some_and(|run| run.ready.is_some() && !source.forces_new_run(run, event.first_line()));
+            .is_some_and(|run| run.ready.is_some() && !forces_new_run(unit, launch_after, run, first));
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
 
@@ -191,23 +199,23 @@ impl<'r> Engine<'r> {
             .filter(|m| rules.rule(m.rule).marker == Some(MarkerKind::Start))
             .map(|m| rules.rule(m.rule).stage)
             .max()
-            .filter(|_| concerns_run(source.runs.last()));
-        let first = event.first_line();
-        let new_run = match source.runs.last() {
+            .filter(|_| concerns_run(unit.runs.last()));
+        let new_run = match unit.runs.last() {
             None => true,
             Some(run) => {
-                source.forces_new_run(run, first) || start_stage.is_some_and(|s| run.is_split_by_start(s))
+                forces_new_run(unit, launch_after, run, first)
+                    || start_stage.is_some_and(|s| run.is_split_by_start(s))
             }
         };
         if new_run {
-            if source.runs.len() == MAX_RUNS {
-                source.runs.remove(0);
-                source.dropped_runs += 1;
+            if unit.runs.len() == MAX_RUNS {
+                unit.runs.remove(0);
+                unit.dropped_runs += 1;
             }
-            source.runs.push(RunState::new(first));
-            source.boot_pending = false;
+            unit.runs.push(RunState::new(first));
+            unit.boot_pending = false;
         }
-        let run = source.runs.last_mut().expect("a run exists");
+        let run = unit.runs.last_mut().expect("a run exists");
         run.last_line = run.last_line.max(event.last_line());
         if let Some(subject::Subject::Unit(unit)) = &subject {
             run.unit.get_or_insert_with(|| unit.clone());
@@ -305,14 +313,14 @@ impl<'r> Engine<'r> {
     }
 
     /// Judges what was read so far.
-    pub fn diagnose(&self, options: JudgeOptions) -> Diagnosis {
+    pub fn diagnose(&self, options: &JudgeOptions) -> Diagnosis {
         judge::diagnose(self.rules, &self.sources, options)
     }
 
     /// Judges what was read so far as if `pending` events (still open:
     /// a traceback that may go on) came next and the input ended there;
     /// this engine is left as it was, to take the real events later.
-    pub fn diagnose_with(&self, pending: &[Box<Event>], options: JudgeOptions) -> Diagnosis {
+    pub fn diagnose_with(&self, pending: &[Box<Event>], options: &JudgeOptions) -> Diagnosis {
         if pending.is_empty() {
             return self.diagnose(options);
         }

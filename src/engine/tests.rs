@@ -18,7 +18,7 @@ fn diagnose_sources(sources: &[(&str, &str)]) -> Diagnosis {
             engine.feed(&event);
         }
     }
-    engine.diagnose(JudgeOptions::default())
+    engine.diagnose(&JudgeOptions::default())
 }
 
 const BATCH: &str = "[2026-06-02 14:41:14 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
@@ -229,6 +229,8 @@ May 25 20:20:00 h systemd[1]: Started logrotate.service - Rotate log files.
 May 25 20:27:22 h python[7]: [2026-05-25 20:27:22] The server is fired up and ready to roll!
 ";
     let d = diagnose(log);
-    assert_eq!(d.runs.len(), 1);
-    assert_eq!(d.runs[0].unit.as_deref(), Some("sglang.service"));
+    let sglang: Vec<_> = d.runs.iter().filter(|r| r.unit.as_deref() == Some("sglang.service")).collect();
+    assert_eq!(sglang.len(), 1, "{:?}", d.runs);
+    assert_eq!(sglang[0].outcome, Outcome::Healthy);
+    assert_eq!((sglang[0].first_line, sglang[0].last_line), (1, 4));
 }

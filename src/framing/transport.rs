@@ -378,7 +378,9 @@ fn finish_identity<'a>(
         Some(_) => return None,
     };
     record.host = host;
-    record.identifier = Some(name);
+    // `-o with-unit` prints the writer's unit in place of its name; PID 1's
+    // unit is `init.scope`, and PID 1 is systemd.
+    record.identifier = Some(if name == "init.scope" { "systemd" } else { name });
     record.pid = pid;
     Some(end)
 }

@@ -24,16 +24,21 @@ pub struct TextOptions {
 /// Renders the whole report.
 pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let mut out = String::new();
-    for run in &diagnosis.runs {
+    let layout = Layout::of(diagnosis);
+    let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
+    for run in &shown {
         let _ = writeln!(out, "{}", headline(run));
+    }
+    for (source, units) in &layout.folded {
+        let _ = writeln!(out, "{}", folded_line(source, units));
     }
     if diagnosis.runs.is_empty() {
         out.push_str("no lines to judge\n");
     }
     out.push('\n');
-    out.push_str(&summary_table(diagnosis));
+    out.push_str(&summary_table(&shown));
     out.push('\n');
-    for (index, run) in diagnosis.runs.iter().enumerate() {
+    for (index, run) in shown.iter().enumerate() {
         let show = run.outcome == Outcome::Crash
             || !run.notices.is_empty()
             || (options.verbose && !run.benign.is_empty());
@@ -53,6 +58,83 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     };
     let _ = writeln!(out, "\nverdict: {verdict} (exit {})", diagnosis.exit_code());
     out
+}
+
+/// Units whose names are listed on one line at most.
+const FOLDED_NAMES_SHOWN: usize = 8;
+
+/// Which runs the report shows, in what order, and which units it folds.
+struct Layout<'d> {
+    /// Indices of the runs shown: per source, the units with a crashed run
+    /// first, then the others, each unit's runs in input order.
+    shown: Vec<usize>,
+    /// Per source, the units with nothing notable (no crash, no proof of
+    /// readiness, no start-up phase, no symptom, no notice), folded into
+    /// one line when a source holds several units.
+    folded: Vec<(&'d str, Vec<&'d str>)>,
+}
+
+impl<'d> Layout<'d> {
+    fn of(diagnosis: &'d Diagnosis) -> Self {
+        let mut shown = Vec::new();
+        let mut folded = Vec::new();
+        let mut sources: Vec<&str> = Vec::new();
+        for run in &diagnosis.runs {
+            if !sources.contains(&run.source.as_str()) {
+                sources.push(&run.source);
+            }
+        }
+        for source in sources {
+            // Each unit's runs, units in order of their first run.
+            let mut units: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+            for (i, run) in diagnosis.runs.iter().enumerate().filter(|(_, r)| r.source == source) {
+                let unit = run.unit.as_deref();
+                match units.iter_mut().find(|(u, _)| *u == unit) {
+                    Some((_, runs)) => runs.push(i),
+                    None => units.push((unit, vec![i])),
+                }
+            }
+            let several = units.len() > 1;
+            let crashed = |runs: &[usize]| runs.iter().any(|&i| diagnosis.runs[i].outcome == Outcome::Crash);
+            let mut quiet = Vec::new();
+            for (_, runs) in units.iter().filter(|(_, runs)| crashed(runs)) {
+                shown.extend(runs);
+            }
+            for (unit, runs) in units.iter().filter(|(_, runs)| !crashed(runs)) {
+                let notable = runs.iter().any(|&i| is_notable(&diagnosis.runs[i]));
+                match unit {
+                    Some(name) if several && !notable => quiet.push(*name),
+                    _ => shown.extend(runs),
+                }
+            }
+            if !quiet.is_empty() {
+                folded.push((source, quiet));
+            }
+        }
+        Layout { shown, folded }
+    }
+}
+
+/// Does a run say anything worth a line of its own?
+fn is_notable(run: &Run) -> bool {
+    run.outcome == Outcome::Crash
+        || run.ready.is_some()
+        || run.phase.is_some()
+        || !run.symptoms.is_empty()
+        || !run.notices.is_empty()
+}
+
+fn folded_line(source: &str, units: &[&str]) -> String {
+    let mut names: Vec<String> =
+        units.iter().take(FOLDED_NAMES_SHOWN).map(|u| for_terminal(u).into_owned()).collect();
+    if units.len() > FOLDED_NAMES_SHOWN {
+        names.push(format!("and {} more", units.len() - FOLDED_NAMES_SHOWN));
+    }
+    let count = match units.len() {
+        1 => "1 other unit".to_string(),
+        n => format!("{n} other units"),
+    };
+    format!("{}  {count} with nothing notable: {}", for_terminal(source), names.join(", "))
 }
 
 fn place(run: &Run) -> String {
@@ -87,14 +169,14 @@ fn headline(run: &Run) -> String {
     format!("{}  {outcome}  {detail}", place(run))
 }
 
-fn summary_table(diagnosis: &Diagnosis) -> String {
+fn summary_table(runs: &[&Run]) -> String {
     let mut table = Table::new();
     table.load_preset(presets::UTF8_HORIZONTAL_ONLY);
     // Long names stay whole: a table wider than the terminal beats a path
     // or unit name broken in the middle.
     table.set_content_arrangement(ContentArrangement::Disabled);
     table.set_header(vec!["source", "run", "lines", "unit", "outcome", "root cause", "confidence"]);
-    for (index, run) in diagnosis.runs.iter().enumerate() {
+    for (index, run) in runs.iter().enumerate() {
         let (category, confidence) = match &run.root_cause {
             Some(c) => (c.category.clone(), c.confidence.name().to_string()),
             None => ("-".to_string(), "-".to_string()),

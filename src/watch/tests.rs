@@ -12,7 +12,7 @@ fn rules() -> &'static RuleSet {
 fn diagnose(log: &str) -> Diagnosis {
     let mut engine = Engine::new(rules());
     feed_source(&mut engine, "w.log", log.as_bytes()).unwrap();
-    engine.diagnose(JudgeOptions { latest: Some(2) })
+    engine.diagnose(&JudgeOptions { latest: Some(2), ..JudgeOptions::default() })
 }
 
 fn watcher(until: Until) -> Watcher {

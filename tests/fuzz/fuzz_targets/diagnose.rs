@@ -21,7 +21,7 @@ fn rules() -> &'static RuleSet {
 fn diagnose(reader: impl io::BufRead + Send, options: JudgeOptions) -> Diagnosis {
     let mut engine = Engine::new(rules());
     let _ = feed_source(&mut engine, "input.log", reader);
-    engine.diagnose(options)
+    engine.diagnose(&options)
 }
 
 /// Hands out its bytes `step` at a time, as a slow pipe would.
@@ -57,5 +57,5 @@ fuzz_target!(|data: &[u8]| {
         diagnose(BufReader::with_capacity(step, Trickle { bytes: log, step }), JudgeOptions::default());
     assert!(whole == split, "the diagnosis changed with the read size {step}");
 
-    let _ = diagnose(log, JudgeOptions { latest: Some(1) });
+    let _ = diagnose(log, JudgeOptions { latest: Some(1), ..JudgeOptions::default() });
 });

@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(rules) => {
             let mut engine = Engine::new(&rules);
             let _ = feed_source(&mut engine, "input.log", LOG.as_bytes());
-            let _ = engine.diagnose(JudgeOptions::default());
+            let _ = engine.diagnose(&JudgeOptions::default());
         }
         Err(errors) => {
             for error in errors {

@@ -69,13 +69,13 @@ fuzz_target!(|data: &[u8]| {
     engine.begin_source("followed.log");
     let now = Instant::now();
     let mut watcher = Watcher::new(options);
-    let _ = watcher.start(&engine.diagnose(JudgeOptions { latest: Some(2) }), now, now);
+    let _ = watcher.start(&engine.diagnose(&JudgeOptions { latest: Some(2), ..JudgeOptions::default() }), now, now);
     let mut judge = Judge { engine, watcher, now };
     let mut part = Growing::new(Pieces(pieces, false));
     let mut session = Session::following(&mut judge);
     let _ = session.read(BufReader::new(&mut part), &mut |_, _| {});
     session.finish().unwrap();
-    let diagnosis = judge.engine.diagnose(JudgeOptions { latest: Some(2) });
+    let diagnosis = judge.engine.diagnose(&JudgeOptions { latest: Some(2), ..JudgeOptions::default() });
     let (_, code) = judge.watcher.end(&diagnosis, judge.now);
     assert!(matches!(code, 0 | 1 | 3 | 4 | 5));
 });

@@ -1,0 +1,588 @@
+//! Units within a source: which unit, pod or container each event belongs
+//! to, so that a journal of many services is split and judged per unit.
+//!
+//! A structured journal names the unit of every entry (`_SYSTEMD_UNIT`, or
+//! `UNIT` for systemd's messages about one); kubectl's `--prefix`, docker
+//! compose and Loki name the pod, container or label set. A short-mode
+//! journal names only the writer (`python3[1104]`), so a process is bound
+//! to a unit when it first writes: to a unit whose start job came just
+//! before and whose name matches the writer, to the unit an earlier
+//! process of the same writer belonged to, or to the latest unit started
+//! and still waiting for its process. systemd's own messages name their
+//! unit (`sglang.service: Main process exited…`). Kernel and systemd-oomd
+//! messages belong to the boot, unless they name a process (`Killed
+//! process 1104`, `python3[1104]: segfault at…`, `Xid …, pid=1104`) or a
+//! cgroup (`task_memcg=/system.slice/sglang.service`): then they belong to
+//! that process's unit.
+//!
+//! Everything not claimed by a unit goes to the *home* unit, the first
+//! one. A log that names no unit at all (an sglang log file) is one
+//! unnamed unit, and a `journalctl -u NAME` excerpt that starts mid-run
+//! names its home unit when systemd first speaks about it.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::run::RunState;
+use super::subject::{self, Subject};
+use crate::events::Event;
+
+/// Most units kept per source; beyond it, units with nothing notable are
+/// forgotten to make room (a boot of cron jobs and sessions can name
+/// thousands).
+const MAX_UNITS: usize = 1024;
+/// Most process bindings remembered per source (oldest forgotten first).
+const MAX_BINDINGS: usize = 8192;
+/// Most started units waiting for their first process.
+const MAX_AWAITING: usize = 32;
+/// A unit started more than this many lines before a new process wrote is
+/// no longer taken to be that process's unit unless its name matches.
+const AWAIT_LINES: u64 = 2000;
+
+/// The runs of one unit.
+#[derive(Clone, Default)]
+pub struct UnitRuns {
+    /// The unit's name (`sglang.service`, `pod/llm-0/server`), or `None`
+    /// for a log that names none.
+    pub name: Option<String>,
+    /// Its runs, in input order.
+    pub runs: Vec<RunState>,
+    /// Earlier runs not kept (see `MAX_RUNS`).
+    pub dropped_runs: u64,
+    /// A boot separator came since its last run began.
+    pub boot_pending: bool,
+    /// The programs that wrote the unclaimed lines it holds (for the home
+    /// unit: may it take a name?). Kernel lines do not count: a unit's
+    /// journal excerpt can hold the kernel's report about its process.
+    writers: Writers,
+}
+
+/// Who wrote the unclaimed lines of the home unit.
+#[derive(Clone, Default, PartialEq, Eq)]
+enum Writers {
+    /// Nobody yet.
+    #[default]
+    None,
+    /// One program (`python3`), under one or more pids.
+    One(String),
+    /// Several programs: the lines of a whole boot.
+    Many,
+}
+
+/// How a message names its unit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    /// systemd's start job for it (`Started sglang.service`): its process
+    /// is about to write.
+    Start,
+    /// Any other message naming it.
+    Named,
+}
+
+/// The units of one source, and how lines are routed to them.
+#[derive(Clone)]
+pub struct Units {
+    /// The units, the home unit first.
+    pub list: Vec<UnitRuns>,
+    /// Unit index of each process id seen, with the order they were bound
+    /// in (to forget the oldest).
+    bindings: HashMap<u32, usize>,
+    bound_order: VecDeque<u32>,
+    /// The unit each writer's latest process was bound to.
+    writers: HashMap<String, usize>,
+    /// Units whose start job was seen and that have no process yet, with
+    /// the stream line of the start job.
+    awaiting: Vec<(usize, u64)>,
+}
+
+impl Default for Units {
+    fn default() -> Self {
+        Units {
+            list: vec![UnitRuns::default()],
+            bindings: HashMap::new(),
+            bound_order: VecDeque::new(),
+            writers: HashMap::new(),
+            awaiting: Vec::new(),
+        }
+    }
+}
+
+impl Units {
+    /// A boot separator: every unit's next event starts a new run.
+    pub fn boot(&mut self) {
+        for unit in &mut self.list {
+            unit.boot_pending = true;
+        }
+    }
+
+    /// The index of the unit `event` belongs to.
+    pub fn route(&mut self, event: &Event) -> usize {
+        let identifier = event.identifier();
+        let pid = event.stream.pid;
+        if let Some(unit) = event.unit() {
+            // A structured journal's unit, a pod or a compose service.
+            let start = subject::is_manager(identifier) && is_start_job(event);
+            let index = self.named(unit, if start { Claim::Start } else { Claim::Named }, event);
+            if let Some(pid) = pid.filter(|_| !subject::is_manager(identifier)) {
+                self.bind(pid, index);
+            }
+            return index;
+        }
+        match identifier {
+            Some("systemd") => self.route_manager(event),
+            Some("kernel" | "systemd-oomd") => self.route_boot_message(event),
+            None if event.stream.pid.is_none() => self.home_line(None),
+            // `-o with-unit` prints the unit in place of the writer.
+            Some(name) if subject::is_unit_name(name) => {
+                let index = self.named(name, Claim::Named, event);
+                if let Some(pid) = pid {
+                    self.bind(pid, index);
+                }
+                index
+            }
+            _ => match pid {
+                Some(pid) => self.route_process(identifier.unwrap_or(""), pid, event.first_line()),
+                None => self.home_line(identifier),
+            },
+        }
+    }
+
+    /// systemd's message about a unit goes to that unit.
+    fn route_manager(&mut self, event: &Event) -> usize {
+        match subject::subject_of(event) {
+            Some(Subject::Unit(unit)) => {
+                let claim = if is_start_job(event) { Claim::Start } else { Claim::Named };
+                let index = self.named(&unit, claim, event);
+                if let Some(pid) = event.lines.first().and_then(|l| killing_pid(l.message())) {
+                    self.bind(pid, index);
+                }
+                index
+            }
+            // A job named by its description only (`Started SGLang
+            // server.`): a journal printed that way names no units, and
+            // has one home.
+            _ => 0,
+        }
+    }
+
+    /// A kernel or systemd-oomd message: the unit of the process or cgroup
+    /// it names, else the home unit (the boot's). It never makes a unit: a
+    /// kernel log alone stays one.
+    fn route_boot_message(&mut self, event: &Event) -> usize {
+        let message = event.lines.first().map_or("", |l| l.message());
+        let pid = named_pid(message);
+        let by_cgroup = cgroup_unit(message).and_then(|unit| self.find(unit));
+        if let Some(index) = by_cgroup.or_else(|| pid.and_then(|p| self.bindings.get(&p).copied())) {
+            if let Some(pid) = pid {
+                self.bind(pid, index);
+            }
+            return index;
+        }
+        0
+    }
+
+    /// The index of the unit named `name`, if there is one.
+    fn find(&self, name: &str) -> Option<usize> {
+        self.list.iter().position(|u| u.name.as_deref() == Some(name))
+    }
+
+    /// A line written by process `pid` of `identifier`.
+    fn route_process(&mut self, identifier: &str, pid: u32, line: u64) -> usize {
+        if let Some(&index) = self.bindings.get(&pid) {
+            return index;
+        }
+        let index = self.choose_unit(identifier, line);
+        if index == 0 {
+            self.home_line(Some(identifier));
+        }
+        self.bind(pid, index);
+        self.writers.insert(identifier.to_string(), index);
+        index
+    }
+
+    /// The unit of a process seen for the first time: a unit waiting for
+    /// its process whose name matches the writer's; the unit an earlier
+    /// process of the writer was bound to by name; any unit of the
+    /// writer's name (`CRON` jobs of `cron.service`); the latest unit started
+    /// (recently) and still waiting; the unit of the writer's earlier
+    /// process; else the home unit.
+    fn choose_unit(&mut self, identifier: &str, line: u64) -> usize {
+        let named = |units: &Units, index: usize| {
+            units.list[index].name.as_deref().is_some_and(|n| names_match(n, identifier))
+        };
+        if let Some(at) = self.awaiting.iter().position(|&(unit, _)| named(self, unit)) {
+            return self.awaiting.remove(at).0;
+        }
+        let earlier = self.writers.get(identifier).copied();
+        if let Some(index) = earlier.filter(|&i| named(self, i)) {
+            return index;
+        }
+        if let Some(index) = (1..self.list.len()).find(|&i| named(self, i)) {
+            return index;
+        }
+        self.awaiting.retain(|&(_, started)| line.saturating_sub(started) <= AWAIT_LINES);
+        if let Some((unit, _)) = self.awaiting.pop() {
+            return unit;
+        }
+        earlier.unwrap_or(0)
+    }
+
+    /// Notes an unclaimed line of the home unit.
+    fn home_line(&mut self, identifier: Option<&str>) -> usize {
+        let home = &mut self.list[0];
+        home.writers = match (&home.writers, identifier) {
+            (_, None) => home.writers.clone(),
+            (Writers::None, Some(name)) => Writers::One(name.to_string()),
+            (Writers::One(one), Some(name)) if one == name => home.writers.clone(),
+            _ => Writers::Many,
+        };
+        0
+    }
+
+    /// The index of the unit named `name`, made if new. The home unit
+    /// takes the name when all it holds so far is nothing notable, or one
+    /// program's lines (a `journalctl -u` excerpt that starts mid-run)
+    /// and the message is not a start job (which announces a process yet
+    /// to write).
+    fn named(&mut self, name: &str, claim: Claim, event: &Event) -> usize {
+        let index = match self.find(name) {
+            Some(index) => index,
+            None => {
+                let home = &self.list[0];
+                let adoptable = home.name.is_none()
+                    && match &home.writers {
+                        Writers::None => claim == Claim::Named || home.runs.iter().all(|r| !r.substantive),
+                        Writers::One(_) => claim == Claim::Named,
+                        Writers::Many => false,
+                    };
+                if adoptable {
+                    self.list[0].name = Some(name.to_string());
+                    0
+                } else {
+                    self.add(name)
+                }
+            }
+        };
+        if claim == Claim::Start {
+            self.awaiting.retain(|&(unit, _)| unit != index);
+            if self.awaiting.len() == MAX_AWAITING {
+                self.awaiting.remove(0);
+            }
+            self.awaiting.push((index, event.first_line()));
+        }
+        index
+    }
+
+    /// A new unit named `name`; at the cap, one with nothing notable is
+    /// forgotten first (or, with none, the home unit takes its lines).
+    fn add(&mut self, name: &str) -> usize {
+        if self.list.len() >= MAX_UNITS {
+            let quiet = (1..self.list.len()).find(|&i| self.list[i].runs.iter().all(|r| !r.substantive));
+            let Some(quiet) = quiet else { return 0 };
+            self.forget(quiet);
+        }
+        let boot_pending = false;
+        self.list.push(UnitRuns { name: Some(name.to_string()), boot_pending, ..UnitRuns::default() });
+        self.list.len() - 1
+    }
+
+    /// Forgets unit `index` (the last unit takes its place).
+    fn forget(&mut self, index: usize) {
+        let last = self.list.len() - 1;
+        self.list.swap_remove(index);
+        let moved = |unit: &mut usize| {
+            if *unit == index {
+                *unit = 0;
+            } else if *unit == last {
+                *unit = index;
+            }
+        };
+        self.bindings.values_mut().for_each(moved);
+        self.writers.values_mut().for_each(moved);
+        self.awaiting.retain(|&(unit, _)| unit != index);
+        self.awaiting.iter_mut().for_each(|(unit, _)| moved(unit));
+    }
+
+    /// Binds process `pid` to unit `index`.
+    fn bind(&mut self, pid: u32, index: usize) {
+        if self.bindings.insert(pid, index).is_none() {
+            if self.bound_order.len() == MAX_BINDINGS {
+                if let Some(old) = self.bound_order.pop_front() {
+                    self.bindings.remove(&old);
+                }
+            }
+            self.bound_order.push_back(pid);
+        }
+        self.awaiting.retain(|&(unit, _)| unit != index);
+    }
+}
+
+/// The units `--unit` names: globs as journalctl's `-u` takes them
+/// (`sglang`, `sglang*`, `trainer@*.service`). A pattern without a dot or
+/// a slash names a service (`sglang` is `sglang.service`); a pod is named
+/// whole (`pod/llm-0/server`), by its pod (`llm-0`, `pod/llm-0`) or by a
+/// glob of those.
+#[derive(Debug, Clone, Default)]
+pub struct UnitFilter {
+    patterns: Vec<String>,
+}
+
+impl UnitFilter {
+    /// A filter of these patterns (empty: every unit).
+    pub fn new(patterns: &[String]) -> Self {
+        UnitFilter { patterns: patterns.to_vec() }
+    }
+
+    /// No pattern given: every unit is judged.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Does some pattern name unit `name` (a log that names no unit is
+    /// never named)?
+    pub fn matches(&self, name: Option<&str>) -> bool {
+        let Some(name) = name else { return false };
+        self.patterns.iter().any(|pattern| {
+            let names = unit_aliases(name);
+            let service =
+                (!pattern.contains(['.', '/']) && !is_glob(pattern)).then(|| format!("{pattern}.service"));
+            names.iter().any(|n| glob(pattern, n) || service.as_deref() == Some(*n))
+        })
+    }
+
+    /// The notice for a source none of whose units the patterns name.
+    pub fn no_match_notice(&self, named: &[&str]) -> String {
+        const SHOWN: usize = 12;
+        let wanted = self.patterns.join(", ");
+        if named.is_empty() {
+            return format!("--unit {wanted}: this input names no units, so nothing in it was judged");
+        }
+        let mut seen = named.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+        if named.len() > SHOWN {
+            seen.push_str(&format!(" and {} more", named.len() - SHOWN));
+        }
+        format!("--unit {wanted}: no unit of this input matches, so nothing in it was judged (units seen: {seen})")
+    }
+}
+
+/// The names a unit answers to: itself, and for a pod's container
+/// (`pod/llm-0/server`) its pod (`pod/llm-0`, `llm-0`) and `llm-0/server`.
+fn unit_aliases(name: &str) -> Vec<&str> {
+    let mut names = vec![name];
+    if let Some(rest) = name.strip_prefix("pod/") {
+        names.push(rest);
+        if let Some((pod, _)) = rest.split_once('/') {
+            names.push(pod);
+            names.push(&name[..4 + pod.len()]);
+        }
+    }
+    names
+}
+
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '['])
+}
+
+/// fnmatch-style matching of `*`, `?` and `[…]` (with `!` or `^` to
+/// negate) against the whole of `text`.
+fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Backtracking over the last `*` only: linear enough for unit names.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        let step = match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+                continue;
+            }
+            Some('?') => Some(pi + 1),
+            Some('[') => class(&p, pi, t[ti]),
+            Some(&c) if c == t[ti] => Some(pi + 1),
+            _ => None,
+        };
+        match (step, star) {
+            (Some(next), _) => {
+                pi = next;
+                ti += 1;
+            }
+            (None, Some((star_pi, star_ti))) => {
+                pi = star_pi + 1;
+                ti = star_ti + 1;
+                star = Some((star_pi, star_ti + 1));
+            }
+            (None, None) => return false,
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+/// Matches `c` against the class opening at `p[at]`; the position after
+/// it when it matches.
+fn class(p: &[char], at: usize, c: char) -> Option<usize> {
+    let mut i = at + 1;
+    let negate = matches!(p.get(i), Some('!' | '^'));
+    if negate {
+        i += 1;
+    }
+    let mut found = false;
+    let mut first = true;
+    while let Some(&x) = p.get(i) {
+        if x == ']' && !first {
+            return (found != negate).then_some(i + 1);
+        }
+        first = false;
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
+            found |= x <= c && c <= p[i + 2];
+            i += 3;
+        } else {
+            found |= x == c;
+            i += 1;
+        }
+    }
+    // No closing bracket: a literal `[`.
+    (c == '[').then_some(at + 1)
+}
+
+/// Is this systemd's start job for a unit (`Starting …`, `Started …`)?
+fn is_start_job(event: &Event) -> bool {
+    let message = event.lines.first().map_or("", |l| l.message());
+    message.starts_with("Started ") || message.starts_with("Starting ")
+}
+
+/// Does unit `name` look like the unit of program `identifier`
+/// (`cron.service` and `CRON`, `ssh.service` and `sshd`,
+/// `sglang-k26.service` and `sglang`)?
+fn names_match(name: &str, identifier: &str) -> bool {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let stem = stem.split('@').next().unwrap_or(stem).to_ascii_lowercase();
+    let identifier = identifier.to_ascii_lowercase();
+    let short = stem.len().min(identifier.len());
+    short >= 3 && (stem.contains(&identifier) || identifier.contains(&stem))
+}
+
+/// The process a kernel or systemd-oomd message names: `Killed process
+/// 1104 (python3)`, `Kill process 1104`, `reaped process 1104`,
+/// `…,pid=1104,…`, `python3[1104]: segfault at …`, `Xid (…): 31,
+/// pid=1104, …`.
+pub fn named_pid(message: &str) -> Option<u32> {
+    for marker in ["Killed process ", "Kill process ", "reaped process "] {
+        if let Some(at) = message.find(marker) {
+            return leading_number(&message[at + marker.len()..]);
+        }
+    }
+    if let Some(at) = message.find("pid=") {
+        let before = message[..at].chars().next_back();
+        if before.is_none_or(|c| c == ',' || c == ' ') {
+            return leading_number(&message[at + 4..]);
+        }
+    }
+    if let Some(at) = message.find("]: segfault at ") {
+        let open = message[..at].rfind('[')?;
+        return message[open + 1..at].parse().ok();
+    }
+    None
+}
+
+/// The process systemd says it is killing: `Killing process 1104
+/// (python3) with signal SIGKILL.`
+fn killing_pid(message: &str) -> Option<u32> {
+    let at = message.find(": Killing process ")?;
+    leading_number(&message[at + ": Killing process ".len()..])
+}
+
+fn leading_number(text: &str) -> Option<u32> {
+    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    text[..end].parse().ok()
+}
+
+/// The service or scope a kernel OOM report or systemd-oomd names by its
+/// cgroup (`task_memcg=/system.slice/sglang.service`, `Killed
+/// /system.slice/x.service due to memory pressure`), the innermost unit on
+/// the path that is not a slice.
+pub fn cgroup_unit(message: &str) -> Option<&str> {
+    let path = if let Some(at) = message.find("task_memcg=") {
+        let rest = &message[at + "task_memcg=".len()..];
+        &rest[..rest.find(',').unwrap_or(rest.len())]
+    } else {
+        let rest = message.strip_prefix("Killed ")?;
+        rest.split_whitespace().next().filter(|p| p.starts_with('/'))?
+    };
+    path.rsplit('/')
+        .find(|part| subject::is_unit_name(part) && (part.ends_with(".service") || part.ends_with(".scope")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_messages_name_the_process() {
+        let cases = [
+            ("Out of memory: Killed process 1104 (python3) total-vm:1kB, anon-rss:2kB", Some(1104)),
+            ("Memory cgroup out of memory: Kill process 24984 (palo_be) score 968 or sacrifice child", Some(24984)),
+            ("oom_reaper: reaped process 1104 (python3), now anon-rss:0kB", Some(1104)),
+            ("oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/system.slice/sglang.service,task=python3,pid=1104,uid=0", Some(1104)),
+            ("python3[2536443]: segfault at 7f79 ip 00007f7c sp 00007f7c error 4 in libnccl.so.2[7f7c+d3]", Some(2536443)),
+            ("NVRM: Xid (PCI:0000:3b:00): 31, pid=1104, name=python3, Ch 00000010, intr 10000000", Some(1104)),
+            ("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", None),
+            ("NVRM: Xid (PCI:0000:3b:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception", None),
+            ("usb 1-1: new high-speed USB device number 2 using xhci_hcd", None),
+        ];
+        for (message, pid) in cases {
+            assert_eq!(named_pid(message), pid, "{message}");
+        }
+        assert_eq!(
+            killing_pid("sglang.service: Killing process 1104 (python3) with signal SIGKILL."),
+            Some(1104)
+        );
+    }
+
+    #[test]
+    fn cgroups_name_the_unit() {
+        assert_eq!(
+            cgroup_unit("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/system.slice/sglang.service,task_memcg=/system.slice/sglang.service,task=python3,pid=1104,uid=0"),
+            Some("sglang.service")
+        );
+        assert_eq!(
+            cgroup_unit("Killed /testsuite.slice/testsuite-55.slice/testsuite-55-workload.slice/testsuite-55-testbloat.service due to memory pressure for /testsuite.slice"),
+            Some("testsuite-55-testbloat.service")
+        );
+        assert_eq!(
+            cgroup_unit("oom-kill:constraint=CONSTRAINT_NONE,task_memcg=/user.slice,task=x,pid=1"),
+            None
+        );
+        assert_eq!(cgroup_unit("Killed process 1104 (python3)"), None);
+    }
+
+    #[test]
+    fn unit_patterns_work_like_journalctl() {
+        let filter = |p: &[&str]| UnitFilter::new(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let sglang = filter(&["sglang"]);
+        assert!(sglang.matches(Some("sglang.service")));
+        assert!(!sglang.matches(Some("sglang-k26.service")));
+        assert!(!sglang.matches(None));
+        assert!(filter(&["sglang*"]).matches(Some("sglang-k26.service")));
+        assert!(filter(&["trainer@*.service"]).matches(Some("trainer@3.service")));
+        assert!(filter(&["tr[a-c]iner.service"]).matches(Some("trainer.service")));
+        assert!(!filter(&["tr[!a]iner.service"]).matches(Some("trainer.service")));
+        assert!(filter(&["x", "trainer.service"]).matches(Some("trainer.service")));
+        let pods = filter(&["llm-0"]);
+        assert!(pods.matches(Some("pod/llm-0/server")));
+        assert!(!pods.matches(Some("pod/llm-01/server")));
+        assert!(filter(&["pod/llm-*"]).matches(Some("pod/llm-1/server")));
+        assert!(filter(&["sglang-1"]).matches(Some("sglang-1")));
+        assert!(glob("a*b*c", "aXbYbZc") && !glob("a*b*c", "aXbY") && glob("[", "["));
+    }
+
+    #[test]
+    fn writers_match_their_units_by_name() {
+        assert!(names_match("cron.service", "CRON"));
+        assert!(names_match("ssh.service", "sshd"));
+        assert!(names_match("sglang-k26.service", "sglang"));
+        assert!(names_match("getty@tty1.service", "agetty") || !names_match("getty@tty1.service", "python3"));
+        assert!(!names_match("sglang.service", "python3"));
+        assert!(!names_match("a.service", "ab"));
+    }
+}

@@ -1,0 +1,195 @@
+//! Journals of many units, as the real journalctl prints them: a boot's
+//! journal with a serving unit, a crashing unit, the kernel and a few
+//! system services interleaved, rendered in the modes users pipe in.
+
+use std::path::{Path, PathBuf};
+
+use crate::journal::{render, tools, write_journal};
+use crate::util::*;
+
+/// Who wrote an entry.
+#[derive(Clone, Copy)]
+enum Writer<'a> {
+    /// The kernel.
+    Kernel,
+    /// systemd (PID 1) about a unit.
+    Manager(&'a str),
+    /// A unit's process: identifier, pid, unit.
+    Process(&'a str, u32, &'a str),
+}
+
+/// One journal entry: seconds after the first, writer, message.
+type Entry<'a> = (u64, Writer<'a>, &'a str);
+
+/// The entries in journal export format.
+fn export(entries: &[Entry<'_>]) -> String {
+    let mut out = String::new();
+    for (n, (second, writer, message)) in entries.iter().enumerate() {
+        let usec = 1_764_496_800_000_000u64 + second * 1_000_000 + n as u64;
+        out.push_str(&format!(
+            "__CURSOR=s=0123456789abcdef0123456789abcdef;i={i:x};b=fedcba9876543210fedcba9876543210;m={usec:x};t={usec:x};x=1\n\
+             __REALTIME_TIMESTAMP={usec}\n__MONOTONIC_TIMESTAMP={mono}\n_BOOT_ID=fedcba9876543210fedcba9876543210\n\
+             _HOSTNAME=gpu-node-7\nPRIORITY=6\nMESSAGE={message}\n",
+            i = n + 1,
+            mono = 5_000_000 + second * 1_000_000 + n as u64,
+        ));
+        match writer {
+            Writer::Kernel => out.push_str("SYSLOG_IDENTIFIER=kernel\n_TRANSPORT=kernel\n"),
+            Writer::Manager(unit) => out.push_str(&format!(
+                "SYSLOG_IDENTIFIER=systemd\n_PID=1\n_TRANSPORT=journal\n_SYSTEMD_UNIT=init.scope\nUNIT={unit}\n"
+            )),
+            Writer::Process(identifier, pid, unit) => out.push_str(&format!(
+                "SYSLOG_IDENTIFIER={identifier}\n_PID={pid}\n_TRANSPORT=stdout\n_SYSTEMD_UNIT={unit}\n"
+            )),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+const SGLANG: Writer<'static> = Writer::Process("python3", 1104, "sglang.service");
+const TRAINER: Writer<'static> = Writer::Process("python3", 2201, "trainer.service");
+
+/// The start of a boot: the kernel, cron and ssh, then sglang.service.
+const BOOT: [Entry<'static>; 9] = [
+    (0, Writer::Kernel, "Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) (x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #49-Ubuntu SMP PREEMPT_DYNAMIC"),
+    (1, Writer::Kernel, "nvidia: module license 'NVIDIA' taints kernel."),
+    (2, Writer::Manager("cron.service"), "Started cron.service - Regular background program processing daemon."),
+    (2, Writer::Process("cron", 812, "cron.service"), "(CRON) INFO (Running @reboot jobs)"),
+    (3, Writer::Manager("ssh.service"), "Started ssh.service - OpenBSD Secure Shell server."),
+    (3, Writer::Process("sshd", 820, "ssh.service"), "Server listening on 0.0.0.0 port 22."),
+    (5, Writer::Manager("sglang.service"), "Started sglang.service - SGLang server."),
+    (7, SGLANG, "[2026-11-30 10:00:07] server_args=ServerArgs(model_path='/models/Qwen3-8B', tp_size=1, port=30000)"),
+    (9, SGLANG, "[2026-11-30 10:00:09] Load weight begin. avail mem=78.50 GB"),
+];
+
+/// sglang serves the whole time; trainer.service dies of CUDA OOM.
+fn two_services() -> Vec<Entry<'static>> {
+    let mut entries = BOOT.to_vec();
+    entries.extend([
+        (10, Writer::Manager("trainer.service"), "Started trainer.service - Fine-tuning job."),
+        (11, TRAINER, "Epoch 0: loading dataset /data/train.jsonl"),
+        (40, SGLANG, "[2026-11-30 10:00:40] The server is fired up and ready to roll!"),
+        (41, SGLANG, "[2026-11-30 10:00:41 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, cuda graph: True, gen throughput (token/s): 512.33, #queue-req: 0"),
+        (60, TRAINER, "Traceback (most recent call last):"),
+        (60, TRAINER, "  File \"/opt/train/train.py\", line 88, in <module>"),
+        (60, TRAINER, "    loss.backward()"),
+        (60, TRAINER, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 1 has a total capacity of 79.19 GiB of which 3.06 GiB is free. Including non-PyTorch memory, this process has 76.12 GiB memory in use."),
+        (61, Writer::Manager("trainer.service"), "trainer.service: Main process exited, code=exited, status=1/FAILURE"),
+        (61, Writer::Manager("trainer.service"), "trainer.service: Failed with result 'exit-code'."),
+        (70, Writer::Process("sshd", 3001, "ssh.service"), "Accepted publickey for ops from 10.0.0.5 port 52000 ssh2: ED25519 SHA256:4fJq"),
+        (90, SGLANG, "[2026-11-30 10:01:30 TP0] Decode batch. #running-req: 6, #token: 3072, token usage: 0.02, cuda graph: True, gen throughput (token/s): 701.10, #queue-req: 0"),
+        (95, Writer::Process("CRON", 3100, "cron.service"), "(root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)"),
+        (99, SGLANG, "[2026-11-30 10:01:39] INFO:     127.0.0.1:40312 - \"POST /generate HTTP/1.1\" 200 OK"),
+    ]);
+    entries
+}
+
+/// The kernel's OOM killer kills sglang's process; systemd then says only
+/// that the unit's main process died of SIGKILL.
+fn kernel_oom_kill() -> Vec<Entry<'static>> {
+    let mut entries = BOOT.to_vec();
+    entries.extend([
+        (40, SGLANG, "[2026-11-30 10:00:40] The server is fired up and ready to roll!"),
+        (41, SGLANG, "[2026-11-30 10:00:41 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, cuda graph: True, gen throughput (token/s): 512.33, #queue-req: 0"),
+        (70, Writer::Process("sshd", 3001, "ssh.service"), "Accepted publickey for ops from 10.0.0.5 port 52000 ssh2: ED25519 SHA256:4fJq"),
+        (300, Writer::Kernel, "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0"),
+        (300, Writer::Kernel, "Mem-Info:"),
+        (300, Writer::Kernel, "Out of memory: Killed process 1104 (python3) total-vm:301234567kB, anon-rss:1009876543kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:2001234kB oom_score_adj:0"),
+        (301, Writer::Kernel, "oom_reaper: reaped process 1104 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB"),
+        (302, Writer::Manager("sglang.service"), "sglang.service: Main process exited, code=killed, status=9/KILL"),
+        (302, Writer::Manager("sglang.service"), "sglang.service: Failed with result 'signal'."),
+    ]);
+    entries
+}
+
+/// The modes this journal is rendered in.
+const MODES: [&str; 6] = ["short", "short-precise", "with-unit", "json", "export", "verbose"];
+
+fn rendered(dir: &TempDir, entries: &[Entry<'_>], name: &str) -> Vec<(String, PathBuf)> {
+    let journal = write_journal(dir, &format!("{name}.journal"), &export(entries));
+    MODES
+        .iter()
+        .map(|mode| {
+            let path = dir.path().join(format!("{name}.{mode}"));
+            render(&journal, &["-o", mode], &path);
+            (mode.to_string(), path)
+        })
+        .collect()
+}
+
+fn runs_of<'a>(report: &'a serde_json::Value, unit: &str) -> Vec<&'a serde_json::Value> {
+    report["runs"].as_array().unwrap().iter().filter(|r| r["unit"] == unit).collect()
+}
+
+fn line_of(path: &Path, line: &serde_json::Value) -> String {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    text.lines().nth(line.as_u64().unwrap() as usize - 1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_boot_journal_judges_each_unit_on_its_own() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-two-services");
+    for (mode, path) in rendered(&dir, &two_services(), "boot") {
+        let path_str = path.to_str().unwrap();
+        let out = run(&["--format", "json", path_str]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stdout(&out));
+        let report = json(&out);
+        let trainer = runs_of(&report, "trainer.service");
+        assert_eq!(trainer.len(), 1, "{mode}: {report}");
+        let cause = &trainer[0]["root_cause"];
+        assert_eq!(cause["category"], "cuda-oom", "{mode}: {cause}");
+        let decisive = line_of(&path, &cause["evidence"][0]["line"]);
+        assert!(decisive.contains("torch.OutOfMemoryError: CUDA out of memory"), "{mode}: {decisive}");
+        let sglang = runs_of(&report, "sglang.service");
+        assert_eq!(sglang.len(), 1, "{mode}: {report}");
+        assert_eq!(sglang[0]["outcome"], "healthy", "{mode}: {}", sglang[0]);
+        assert_eq!(report["root_cause"]["category"], "cuda-oom", "{mode}");
+
+        // --unit narrows the verdict: the serving unit alone is healthy.
+        let serving = run(&["--format", "json", "--unit", "sglang", path_str]);
+        assert_eq!(serving.status.code(), Some(0), "{mode}: {}", stdout(&serving));
+        let serving = json(&serving);
+        assert!(serving["runs"].as_array().unwrap().iter().all(|r| r["unit"] == "sglang.service"), "{mode}");
+        let crashing = run(&["--unit", "trainer.service", "--unit", "nope", path_str]);
+        assert_eq!(crashing.status.code(), Some(1), "{mode}: {}", stdout(&crashing));
+        let globbed = run(&["--unit", "train*", path_str]);
+        assert_eq!(globbed.status.code(), Some(1), "{mode}");
+
+        // The text report puts the crashed unit first and folds the quiet ones.
+        let text = stdout(&run(&[path_str]));
+        let first = text.lines().next().unwrap();
+        assert!(first.contains("CRASH") && first.contains("CUDA"), "{mode}: {text}");
+        assert!(
+            text.contains("2 other units with nothing notable: cron.service, ssh.service"),
+            "{mode}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_kernel_oom_kill_names_the_unit_by_its_pid() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-kernel-oom");
+    for (mode, path) in rendered(&dir, &kernel_oom_kill(), "oom") {
+        let out = run(&["--format", "json", "--unit", "sglang.service", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stdout(&out));
+        let report = json(&out);
+        let cause = &report["root_cause"];
+        assert_eq!(cause["category"], "host-oom-kill", "{mode}: {report}");
+        let evidence: Vec<String> =
+            cause["evidence"].as_array().unwrap().iter().map(|e| line_of(&path, &e["line"])).collect();
+        assert!(evidence[0].contains("Out of memory: Killed process 1104 (python3)"), "{mode}: {evidence:?}");
+        // The unit's SIGKILL is what the kill explains.
+        let sglang = runs_of(&report, "sglang.service");
+        let killed = sglang[0]["symptoms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["rule"] == "systemd.killed-by-sigkill");
+        let killed = killed.unwrap_or_else(|| panic!("{mode}: {report}"));
+        assert!(line_of(&path, &killed["line"]).contains("status=9/KILL"), "{mode}");
+        assert!(killed["why"].as_str().unwrap().contains("kernel.oom-killed-process"), "{mode}: {killed}");
+    }
+}
