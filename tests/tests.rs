@@ -24,6 +24,8 @@ mod seeds;
 mod shapes;
 /// A mutation fuzzer on the stable toolchain (ignored: run on demand).
 mod soak;
+/// `systemctl status` pastes, hard-wrapped and bare systemd lines.
+mod status;
 /// What reaches the terminal: escaped names and text, usage errors.
 mod terminal;
 /// Journals of many units: each unit judged on its own, `--unit`.

@@ -127,6 +127,10 @@ enum Standing {
 }
 
 fn standing(rules: &RuleSet, run: &RunState, finding: &Finding) -> Standing {
+    // A status block is printed after the journal lines below it.
+    if finding.summary {
+        return Standing::Active;
+    }
     let after_stop = run.stop_line.filter(|&s| finding.line > s);
     if let Some(stop) = after_stop.filter(|_| !rules.rule(finding.rule).counts_after_stop) {
         return Standing::AfterStop(stop);
@@ -143,7 +147,7 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding) -> Standing {
 /// the last progress line. Progress alone is not enough: another rank can
 /// log a batch between a failure and the kill it causes.
 fn survived(run: &RunState, event_last: u64) -> Option<u64> {
-    let progress = run.last_progress.filter(|&p| p > event_last)?;
+    let progress = run.own_progress().filter(|&p| p > event_last)?;
     let before_stop = |t: u64| run.stop_line.is_none_or(|s| t < s);
     let Some(death) = run.terminal_after_progress.filter(|&t| before_stop(t)) else {
         return Some(progress);
@@ -286,13 +290,14 @@ fn choose_root<'a>(
             .iter()
             .any(|other| !std::ptr::eq(*other, f) && rules.rule(other.rule).explains.contains(&f.rule))
     };
-    let stand_in = active.iter().copied().find(|f| f.role == Role::Symptom && !explained(f));
+    let unexplained = |f: &&Finding| f.role == Role::Symptom && !explained(f);
+    let stand_in = active.iter().copied().filter(unexplained).min_by_key(|f| (f.summary, f.line));
     let failure = run.failures.iter().filter(|_| run.stop_line.is_none()).find(|f| {
         let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
         !after_stop && survived(run, f.last_line).is_none()
     });
     match (stand_in, failure) {
-        (Some(s), Some(f)) if f.first_line <= s.line => Some(Root::Failure(f)),
+        (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(rules, source, run, s, elsewhere) {
             Some(record) => Root::Elsewhere(record, s),
             None => Root::StandIn(s),
@@ -391,7 +396,7 @@ fn root_cause(
                 .filter(|f| rules.rule(f.rule).category == rule.category)
                 .take(MAX_CORROBORATING);
             lines.extend(corroborating.map(|f| evidence_of(f)));
-            let died = run.last_terminal.is_some_and(|t| t >= cause.line);
+            let died = cause.summary || run.last_terminal.is_some_and(|t| t >= cause.line);
             RootCause {
                 rule: Some(rule.id.clone()),
                 category: category_of(rules, cause),
@@ -503,7 +508,9 @@ fn select_cause<'f>(
     } else {
         candidates
     };
-    pool.into_iter().min_by_key(|(f, _)| (f.line, -rules.rule(f.rule).priority))
+    // A `systemctl status` summary says how the unit ended; a cause logged
+    // in the journal says why.
+    pool.into_iter().min_by_key(|(f, _)| (f.summary, f.line, -rules.rule(f.rule).priority))
 }
 
 /// Do a symptom and the record that would confirm it concern the same

@@ -18,7 +18,7 @@ mod subject;
 mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
-use crate::framing::{FormatSet, Separator};
+use crate::framing::{Format, FormatSet, Separator};
 use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
 
 pub use diagnosis::Diagnosis;
@@ -269,6 +269,12 @@ impl<'r> Engine<'r> {
             let rule = rules.rule(m.rule);
             run.add_finding(finding(rules, event, m, None), rule.terminal);
         }
+        // systemd saying the unit's process ended: no later line of the
+        // run can be that process's progress.
+        let from_systemd = event.identifier() == Some("systemd");
+        if from_systemd && matches.iter().any(|m| rules.rule(m.rule).terminal && !silenced(m)) {
+            run.note_unit_exit(event.first_line());
+        }
         let mut seen_rules: Vec<usize> = Vec::new();
         for first in matches {
             let rule = rules.rule(first.rule);
@@ -407,6 +413,7 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         unit,
         count: 1,
         silenced,
+        summary: line.formats.contains(Format::SystemctlStatus),
     }
 }
 

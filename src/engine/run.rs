@@ -80,6 +80,11 @@ pub struct Finding {
     pub count: u32,
     /// For benign findings: the rule it silenced on the same line.
     pub silenced: Option<usize>,
+    /// The line is part of a `systemctl status` block: a summary of how
+    /// the unit ended, written after the journal lines printed below it.
+    /// It never makes a run begin or count as substantive, progress below
+    /// it does not outlive it, and any other cause is preferred to it.
+    pub summary: bool,
 }
 
 /// A failure no cause rule recognised: an uncaught traceback or a fatal
@@ -153,6 +158,13 @@ pub struct RunState {
     pub ready: Option<EvidenceLine>,
     /// Last progress or ready marker.
     pub last_progress: Option<u64>,
+    /// The first line where systemd said the unit's process ended (`Main
+    /// process exited…`, `Failed with result…`).
+    pub unit_exit: Option<u64>,
+    /// Last progress or ready marker before [`RunState::unit_exit`]: no
+    /// later progress can be the ended process's (it is a paste in
+    /// reverse order, or a new process whose start was not logged).
+    pub progress_before_exit: Option<u64>,
     /// The last progress line that reports requests running and waiting.
     pub work: Option<WorkLine>,
     /// First operator stop marker.
@@ -189,6 +201,8 @@ impl RunState {
             substantive: false,
             ready: None,
             last_progress: None,
+            unit_exit: None,
+            progress_before_exit: None,
             work: None,
             stop_line: None,
             last_terminal: None,
@@ -301,7 +315,24 @@ impl RunState {
         work.message_span = line.message_span;
     }
 
+    /// Records that systemd said the unit's process ended at `line`.
+    pub fn note_unit_exit(&mut self, line: u64) {
+        self.unit_exit.get_or_insert(line);
+    }
+
+    /// The last progress that the run's process itself could have made:
+    /// none after systemd said it ended.
+    pub fn own_progress(&self) -> Option<u64> {
+        match self.unit_exit {
+            Some(_) => self.progress_before_exit,
+            None => self.last_progress,
+        }
+    }
+
     fn note_progress(&mut self, line: u64) {
+        if self.unit_exit.is_none() {
+            self.progress_before_exit = Some(self.progress_before_exit.map_or(line, |p| p.max(line)));
+        }
         self.last_progress = Some(self.last_progress.map_or(line, |p| p.max(line)));
         self.terminal_after_progress = None;
     }
@@ -318,7 +349,7 @@ impl RunState {
     /// message (the same error printed by several ranks counts once) unless
     /// the run made progress in between: then it is a new occurrence.
     pub fn add_finding(&mut self, finding: Finding, terminal: bool) {
-        self.substantive = true;
+        self.substantive |= !finding.summary;
         if terminal {
             self.note_terminal(finding.line);
         }

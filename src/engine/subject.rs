@@ -34,7 +34,7 @@ pub fn subject_of(event: &Event) -> Option<Subject> {
     if event.identifier() != Some("systemd") {
         return None;
     }
-    let message = event.lines.first()?.message();
+    let message = first_message(event);
     if let Some((head, _)) = message.split_once(": ") {
         if is_unit_name(head) {
             return Some(Subject::Unit(head.to_string()));
@@ -50,6 +50,12 @@ pub fn subject_of(event: &Event) -> Option<Subject> {
     } else {
         Subject::Description(job.to_string())
     })
+}
+
+/// The message of an event's first line, or of its second when a
+/// terminal hard-wrapped the first after its prefix (`… systemd[1]:`).
+pub fn first_message(event: &Event) -> &str {
+    event.lines.iter().take(2).map(|l| l.message()).find(|m| !m.is_empty()).unwrap_or("")
 }
 
 /// `sglang.service`, `session-3.scope`…

@@ -152,7 +152,7 @@ impl Units {
             Some(Subject::Unit(unit)) => {
                 let claim = if is_start_job(event) { Claim::Start } else { Claim::Named };
                 let index = self.named(&unit, claim, event);
-                if let Some(pid) = event.lines.first().and_then(|l| killing_pid(l.message())) {
+                if let Some(pid) = killing_pid(subject::first_message(event)) {
                     self.bind(pid, index);
                 }
                 index
@@ -168,7 +168,7 @@ impl Units {
     /// it names, else the home unit (the boot's). It never makes a unit: a
     /// kernel log alone stays one.
     fn route_boot_message(&mut self, event: &Event) -> usize {
-        let message = event.lines.first().map_or("", |l| l.message());
+        let message = subject::first_message(event);
         let pid = named_pid(message);
         let by_cgroup = cgroup_unit(message).and_then(|unit| self.find(unit));
         if let Some(index) = by_cgroup.or_else(|| pid.and_then(|p| self.bindings.get(&p).copied())) {
@@ -447,7 +447,7 @@ fn class(p: &[char], at: usize, c: char) -> Option<usize> {
 
 /// Is this systemd's start job for a unit (`Starting …`, `Started …`)?
 fn is_start_job(event: &Event) -> bool {
-    let message = event.lines.first().map_or("", |l| l.message());
+    let message = subject::first_message(event);
     message.starts_with("Started ") || message.starts_with("Starting ")
 }
 

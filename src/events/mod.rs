@@ -422,6 +422,19 @@ fn continuation(
     let in_traceback = !matches!(open.state, State::Single | State::Dump);
     let kind = if in_traceback { traceback::classify(message, true) } else { kind };
     match open.state {
+        // A terminal that hard-wrapped a journal line after its prefix
+        // (`… systemd[1]:`, then the message on the next line): the bare
+        // line is the record's message.
+        State::Single
+            if record.is_bare()
+                && open.event.lines.len() == 1
+                && open.event.lines[0].message().is_empty() =>
+        {
+            match kind {
+                LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
+                _ => Some((State::Single, LineRole::Text)),
+            }
+        }
         State::Single => match kind {
             LineKind::NativeFrame => Some((State::Single, LineRole::Text)),
             // `logger.exception("…")` under a repeating header (vLLM): the

@@ -21,6 +21,7 @@ pub mod journal;
 pub mod json_line;
 mod scan;
 pub mod spans;
+mod status;
 mod transport;
 mod wrapper;
 
@@ -121,11 +122,15 @@ pub enum Format {
     JournalVerbose,
     JournalCatalog,
     DockerJson,
+    SystemctlStatus,
+    SystemdMessage,
+    KubectlPrefix,
+    LokiJson,
 }
 
 impl Format {
     /// Every format, in declaration order.
-    pub const ALL: [Format; 29] = [
+    pub const ALL: [Format; 33] = [
         Format::JournalShort,
         Format::JournalShortPrecise,
         Format::JournalShortIso,
@@ -155,6 +160,10 @@ impl Format {
         Format::JournalVerbose,
         Format::JournalCatalog,
         Format::DockerJson,
+        Format::SystemctlStatus,
+        Format::SystemdMessage,
+        Format::KubectlPrefix,
+        Format::LokiJson,
     ];
 
     /// The format with this report name.
@@ -194,13 +203,17 @@ impl Format {
             Format::JournalVerbose => "journal-verbose",
             Format::JournalCatalog => "journal-catalog",
             Format::DockerJson => "docker-json",
+            Format::SystemctlStatus => "systemctl-status",
+            Format::SystemdMessage => "systemd-message",
+            Format::KubectlPrefix => "kubectl-prefix",
+            Format::LokiJson => "loki-jsonl",
         }
     }
 }
 
 /// A set of [`Format`]s, as a bit set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FormatSet(u32);
+pub struct FormatSet(u64);
 
 impl FormatSet {
     /// The set of one format.
@@ -212,7 +225,7 @@ impl FormatSet {
 
     /// Adds one format.
     pub fn insert(&mut self, format: Format) {
-        self.0 |= 1 << format as u8;
+        self.0 |= 1u64 << format as u8;
     }
 
     /// Adds every format of `other`.
@@ -222,7 +235,7 @@ impl FormatSet {
 
     /// True if `format` is in the set.
     pub fn contains(self, format: Format) -> bool {
-        self.0 & (1 << format as u8) != 0
+        self.0 & (1u64 << format as u8) != 0
     }
 
     /// True if the set is empty.
@@ -322,6 +335,13 @@ pub fn frame_line(line: &str) -> Framed<'_> {
         return Framed { first: record, embedded: None };
     }
     let pos = transport::parse(line, 0, &mut record);
+    if pos == 0 {
+        if let Some(at) = status::parse(line, &mut record) {
+            record.message_at = at;
+            record.message = &line[at..];
+            return Framed { first: record, embedded: None };
+        }
+    }
     frame_rest(line, pos, record)
 }
 
