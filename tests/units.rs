@@ -193,3 +193,94 @@ fn a_kernel_oom_kill_names_the_unit_by_its_pid() {
         assert!(killed["why"].as_str().unwrap().contains("kernel.oom-killed-process"), "{mode}: {killed}");
     }
 }
+
+/// `kubectl logs -l app=llm --all-containers --prefix --timestamps`: two
+/// pods interleaved, one dies of CUDA OOM while loading, one serves.
+fn two_pods() -> String {
+    let lines = [
+        ("llm-0", "[2026-11-30 10:00:00] server_args=ServerArgs(model_path='/models/Qwen3-32B', tp_size=2, port=30000)"),
+        ("llm-1", "[2026-11-30 10:00:00] server_args=ServerArgs(model_path='/models/Qwen3-32B', tp_size=2, port=30000)"),
+        ("llm-0", "[2026-11-30 10:00:09 TP0] Load weight begin. avail mem=78.50 GB"),
+        ("llm-1", "[2026-11-30 10:00:09 TP0] Load weight begin. avail mem=78.50 GB"),
+        ("llm-0", "[2026-11-30 10:00:31 TP1] Scheduler hit an exception: Traceback (most recent call last):"),
+        ("llm-0", "  File \"/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py\", line 2410, in run_scheduler_process"),
+        ("llm-1", "[2026-11-30 10:00:31] The server is fired up and ready to roll!"),
+        ("llm-0", "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, moe_ep_rank, pp_rank, dp_rank)"),
+        ("llm-0", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 1 has a total capacity of 79.19 GiB of which 312.00 MiB is free."),
+        ("llm-0", "[2026-11-30 10:00:31] Received sigquit from a child process. It usually means the child failed."),
+        ("llm-1", "[2026-11-30 10:00:40 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, cuda graph: True, gen throughput (token/s): 512.33, #queue-req: 0"),
+    ];
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, (pod, line))| format!("[pod/{pod}/server] 2026-11-30T10:00:{i:02}.123456789Z {line}\n"))
+        .collect()
+}
+
+#[test]
+fn each_pod_and_each_compose_service_is_judged_on_its_own() {
+    let pods = two_pods();
+    // docker compose prints the same as `service-1  | line`.
+    let compose: String = pods
+        .lines()
+        .map(|l| {
+            let (prefix, rest) = l.split_once("] ").unwrap();
+            let name = if prefix.contains("llm-0") { "sglang-1" } else { "sglang-2" };
+            format!("{name}  | {}\n", rest.split_once(' ').unwrap().1)
+        })
+        .collect();
+    for (input, crashed, serving) in
+        [(pods.as_str(), "pod/llm-0/server", "pod/llm-1/server"), (compose.as_str(), "sglang-1", "sglang-2")]
+    {
+        let out = run_stdin(&["--format", "json", "-"], input.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{input}");
+        let report = json(&out);
+        let dead = runs_of(&report, crashed);
+        assert_eq!(dead.len(), 1, "{report}");
+        assert_eq!(dead[0]["root_cause"]["category"], "cuda-oom", "{}", dead[0]);
+        let evidence = dead[0]["root_cause"]["evidence"][0]["text"].as_str().unwrap();
+        assert!(evidence.contains("torch.OutOfMemoryError"), "{evidence}");
+        let live = runs_of(&report, serving);
+        assert_eq!(live.len(), 1, "{report}");
+        assert_eq!(live[0]["outcome"], "healthy", "{}", live[0]);
+        let pattern = if serving.starts_with("pod/") { "llm-1" } else { "sglang-2" };
+        let only = run_stdin(&["--unit", pattern, "-"], input.as_bytes());
+        assert_eq!(only.status.code(), Some(0), "{}", stdout(&only));
+    }
+}
+
+/// The same two pods as Loki's `logcli query '{app="llm"}' -o jsonl`
+/// prints them: newest first by default, oldest first with `--forward`.
+#[test]
+fn loki_label_sets_are_units_in_either_order() {
+    let pods = two_pods();
+    let mut forward = String::new();
+    for line in pods.lines() {
+        let (prefix, rest) = line.split_once("] ").unwrap();
+        let pod = prefix.trim_start_matches("[pod/").split('/').next().unwrap();
+        let (stamp, text) = rest.split_once(' ').unwrap();
+        // logcli cuts trailing zeros of the fraction.
+        let stamp = stamp.replace(".123456789Z", ".1234567Z");
+        let record = serde_json::json!({
+            "labels": {"app": "llm", "container": "server", "pod": pod, "stream": "stderr"},
+            "line": text,
+            "timestamp": stamp,
+        });
+        forward.push_str(&format!("{record}\n"));
+    }
+    let newest_first: String = forward.lines().rev().map(|l| format!("{l}\n")).collect();
+    for input in [forward, newest_first] {
+        let out = run_stdin(&["--format", "json", "-"], input.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{input}");
+        let report = json(&out);
+        let dead = runs_of(&report, r#"{app="llm", container="server", pod="llm-0"}"#);
+        assert_eq!(dead.len(), 1, "{report}");
+        assert_eq!(dead[0]["root_cause"]["category"], "cuda-oom", "{}", dead[0]);
+        let line = dead[0]["root_cause"]["evidence"][0]["line"].as_u64().unwrap() as usize;
+        assert!(input.lines().nth(line - 1).unwrap().contains("torch.OutOfMemoryError"), "{line}");
+        let live = runs_of(&report, r#"{app="llm", container="server", pod="llm-1"}"#);
+        assert_eq!(live.len(), 1, "{report}");
+        assert_eq!(live[0]["outcome"], "healthy", "{}", live[0]);
+        assert!(report["inputs"][0]["formats"].as_array().unwrap().iter().any(|f| f == "loki-jsonl"));
+    }
+}

@@ -111,7 +111,7 @@ mod tests {
     fn parse_json_entry(line: &str) -> Option<JournalEntry> {
         match read_json_line(line)?.record {
             JsonRecord::Journal(entry) => Some(entry),
-            JsonRecord::Docker { .. } => None,
+            JsonRecord::Docker { .. } | JsonRecord::Loki(_) => None,
         }
     }
 

@@ -27,6 +27,9 @@ pub enum JsonRecord {
         /// The line goes on in the next record.
         partial: bool,
     },
+    /// A line of Loki's `logcli query -o jsonl`: `{"labels":{…},"line":…,
+    /// "timestamp":…}`. Its label set names the unit.
+    Loki(JournalEntry),
 }
 
 /// A JSON line read as a record.
@@ -55,6 +58,11 @@ fn object_text(line: &str) -> Option<&str> {
 pub fn read_json_line(line: &str) -> Option<JsonLine> {
     let body = object_text(line)?;
     match serde_json::from_str::<Map<String, Value>>(body) {
+        Ok(object) if is_loki(&object) => {
+            let get = |name: &str| object.get(name).and_then(value_text);
+            let labels = object.get("labels").and_then(Value::as_object).map(label_set);
+            Some(JsonLine { record: loki_record(get("line")?, get("timestamp"), labels), damaged: false })
+        }
         Ok(object) => {
             let journal = JOURNAL_FIELDS.iter().any(|f| object.contains_key(*f));
             let record = record_from(journal, |name| object.get(name).and_then(value_text))?;
@@ -64,10 +72,51 @@ pub fn read_json_line(line: &str) -> Option<JsonLine> {
             let fields = salvage(body);
             let get = |name: &str| fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
             let journal = JOURNAL_FIELDS.iter().any(|f| get(f).is_some());
+            if !journal && get("log").is_none() && body.contains("\"labels\"") {
+                // A cut Loki line: its labels are an object salvage skips.
+                let record = loki_record(get("line")?, get("timestamp"), None);
+                return Some(JsonLine { record, damaged: true });
+            }
             let record = record_from(journal, get)?;
             Some(JsonLine { record, damaged: true })
         }
     }
+}
+
+/// Is this object a line of `logcli -o jsonl` (`labels`, `line`,
+/// `timestamp`; `--no-labels` leaves the labels out)?
+fn is_loki(object: &Map<String, Value>) -> bool {
+    let known = object.keys().all(|k| matches!(k.as_str(), "labels" | "line" | "timestamp"));
+    known && object.get("line").is_some_and(Value::is_string) && object.contains_key("timestamp")
+}
+
+/// Labels that say how a line was logged rather than who logged it: a
+/// container's stdout and stderr, or a level, are one unit.
+const LINE_LABELS: [&str; 5] = ["stream", "level", "detected_level", "severity", "service_name"];
+
+/// The unit a Loki label set names: `{host="gpu1", job="sglang"}` (sorted,
+/// as logcli prints label sets), without the labels of the line itself.
+fn label_set(labels: &Map<String, Value>) -> String {
+    let mut pairs: Vec<String> = labels
+        .iter()
+        .filter(|(name, _)| !LINE_LABELS.contains(&name.as_str()))
+        .map(|(name, value)| format!("{name}={}", Value::String(value_text(value).unwrap_or_default())))
+        .collect();
+    pairs.sort();
+    format!("{{{}}}", pairs.join(", "))
+}
+
+fn loki_record(line: String, timestamp: Option<String>, labels: Option<String>) -> JsonRecord {
+    let text = line.strip_suffix('\n').unwrap_or(&line);
+    let text = text.strip_suffix('\r').unwrap_or(text).to_string();
+    let labels = labels.filter(|l| l != "{}");
+    let fields = JournalFields {
+        time: timestamp,
+        unit: labels.clone(),
+        identifier: labels,
+        ..JournalFields::default()
+    };
+    JsonRecord::Loki(JournalEntry { message: Some(text), fields })
 }
 
 /// Fields only a journal entry has (MESSAGE may be `null`: 4 KiB or more).

@@ -158,7 +158,13 @@ fn torch_c10_and_rank_prefix() {
 fn container_wrappers_stack() {
     let compose = first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
     assert_eq!(compose.identifier, Some("sglang-1"));
+    assert_eq!(compose.unit, Some("sglang-1"));
     assert_eq!(compose.message, "Watchdog timeout (self.watchdog_timeout=300)");
+    let pod = first("[pod/llm-0/server] 2025-05-01T10:00:00.123456789Z [2025-05-01 10:00:00 TP0] Load weight begin. avail mem=78.50 GB");
+    assert_eq!(pod.unit, Some("pod/llm-0/server"));
+    assert!(pod.formats.contains(Format::KubectlPrefix) && pod.formats.contains(Format::ContainerTimestamp));
+    assert_eq!(pod.message, "Load weight begin. avail mem=78.50 GB");
+    assert_eq!(first("[pod/a b/c] x").unit, None);
     let docker = first(
         "2023-12-28T13:17:07.318739139Z terminate called after throwing an instance of 'std::runtime_error'",
     );

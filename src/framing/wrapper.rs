@@ -19,6 +19,7 @@ pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>
         let next = container_stamp(line, pos, record)
             .or_else(|| collector_stamp(line, pos, record))
             .or_else(|| compose(line, pos, record))
+            .or_else(|| kubectl_prefix(line, pos, record))
             .or_else(|| line[pos..].starts_with("^C").then_some(pos + 2));
         match next {
             Some(p) if p > pos => pos = p,
@@ -80,9 +81,35 @@ fn compose<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usi
     if !(s.byte(b' ') || s.at_end()) {
         return None;
     }
-    record.identifier.get_or_insert(&line[pos..pos + name_len]);
+    let name = &line[pos..pos + name_len];
+    record.identifier.get_or_insert(name);
+    record.unit.get_or_insert(name);
     record.formats.insert(Format::Compose);
     Some(s.pos)
+}
+
+/// `kubectl logs --prefix`: `[pod/NAME/CONTAINER] ` (kubectl's logs.go
+/// writes it in front of every line; the pod's own `--timestamps` stamp
+/// comes after it). The pod and container name the unit.
+fn kubectl_prefix<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let rest = line.get(pos..)?;
+    if !rest.starts_with("[pod/") {
+        return None;
+    }
+    let close = rest.find("] ")?;
+    let name = &rest[1..close];
+    let valid = |part: &str| {
+        !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+    };
+    let mut parts = name.split('/').skip(1);
+    let (pod, container) = (parts.next()?, parts.next().unwrap_or(""));
+    if !valid(pod) || !(container.is_empty() || valid(container)) || parts.next().is_some() {
+        return None;
+    }
+    record.identifier.get_or_insert(name);
+    record.unit.get_or_insert(name);
+    record.formats.insert(Format::KubectlPrefix);
+    Some(pos + close + 2)
 }
 
 /// Strips process tags at `pos`; returns the position after them.

@@ -444,6 +444,11 @@ impl Feeder<'_> {
                 on_line(number, FormatSet::of(Format::JournalJson));
                 self.push_entry(number, offset, &entry, Format::JournalJson)
             }
+            JsonRecord::Loki(entry) => {
+                self.end_partial()?;
+                on_line(number, FormatSet::of(Format::LokiJson));
+                self.push_entry(number, offset, &entry, Format::LokiJson)
+            }
             JsonRecord::Docker { entry, partial } => {
                 on_line(number, FormatSet::of(Format::DockerJson));
                 let held = match self.partial.take() {

@@ -53,6 +53,9 @@ fn time_key(line: &str) -> Option<String> {
     if let Some(time) = docker_time(line) {
         return Some(format!("{time:>40}"));
     }
+    if let Some(time) = loki_time(line) {
+        return Some(rfc3339_key(time));
+    }
     if super::super::structured::is_verbose_header(line) {
         // `Sun 2025-05-25 20:17:52.000000 UTC [s=…]`, without the weekday.
         let stamp = line.split_once(" [s=")?.0;
@@ -114,6 +117,25 @@ fn docker_time(line: &str) -> Option<&str> {
     json_string_field(line, "time")
 }
 
+/// The `timestamp` of a line of Loki's `logcli -o jsonl` (RFC 3339 with
+/// trailing zeros of the fraction cut, in logcli's `--timezone`).
+fn loki_time(line: &str) -> Option<&str> {
+    if !line.starts_with('{') || json_string_field(line, "line").is_none() {
+        return None;
+    }
+    json_string_field(line, "timestamp")
+}
+
+/// A key that sorts RFC 3339 stamps of one zone whose fractions differ in
+/// length (`10:00:00Z`, `10:00:00.5Z`, `10:00:00.123Z`).
+fn rfc3339_key(time: &str) -> String {
+    let seconds_end = time.find(['.', 'Z', '+']).or_else(|| time.rfind('-').filter(|&i| i > 10));
+    let (whole, rest) = time.split_at(seconds_end.unwrap_or(time.len()));
+    let fraction =
+        rest.strip_prefix('.').map_or("", |r| &r[..r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len())]);
+    format!("{whole:>30}.{fraction:0<9}")
+}
+
 /// The start of the string value of field `name` in a JSON object's text
 /// (`"name": "value…`), however it is spaced; the value runs to the end of
 /// the line.
@@ -166,6 +188,12 @@ mod tests {
         assert!(keyed(r#"{"log": "x\n", "stream": "stderr", "time": "2026-05-25T20:27:22.1Z"}"#));
         assert!(keyed(r#"{ "__CURSOR" : "s=1", "__REALTIME_TIMESTAMP" : "1748204842123456" }"#));
         assert!(!keyed(r#"{"level":"info","msg":"x"}"#));
+        assert!(keyed(r#"{"labels":{"job":"sglang"},"line":"x","timestamp":"2026-11-30T10:00:00.5+01:00"}"#));
+        // logcli cuts the fraction's trailing zeros: stamps still sort.
+        let loki = |t: &str| time_key(&format!(r#"{{"labels":{{}},"line":"x","timestamp":"{t}"}}"#));
+        assert!(loki("2026-11-30T10:00:00Z") < loki("2026-11-30T10:00:00.123Z"));
+        assert!(loki("2026-11-30T10:00:00.123Z") < loki("2026-11-30T10:00:00.5Z"));
+        assert!(loki("2026-11-30T10:00:00.5Z") < loki("2026-11-30T10:00:01Z"));
         // Seconds since boot sort as numbers, not as text.
         assert!(time_key("[   99.500000] h p[1]: x") < time_key("[  100.250000] h p[1]: x"));
     }
