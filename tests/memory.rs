@@ -142,3 +142,41 @@ fn a_pathological_user_rule() {
     assert_eq!(code, 2, "refused");
     assert!(mib < BOUND_MIB, "{mib} MiB");
 }
+
+/// A journal of a boot with many short-lived units (cron jobs, sessions,
+/// transient runs), one in ten failing: memory does not grow with the
+/// number of units.
+#[test]
+fn thousands_of_units() {
+    let dir = TempDir::new("many-units");
+    let journal = |units: u32| {
+        let path = dir.path().join(format!("units-{units}.log"));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        // The same number of lines whatever the number of units.
+        let per_unit = 40_000 / units;
+        for unit in 0..units {
+            let name = format!("run-u{unit}.service");
+            writeln!(file, "Nov 30 10:00:00 h systemd[1]: Started {name} - /usr/bin/job {unit}.").unwrap();
+            for line in 0..per_unit {
+                writeln!(file, "Nov 30 10:00:01 h job[{}]: step {line} of unit {unit}", 10_000 + unit)
+                    .unwrap();
+            }
+            if unit % 10 == 0 {
+                writeln!(file, "Nov 30 10:00:02 h systemd[1]: {name}: Main process exited, code=exited, status=1/FAILURE")
+                    .unwrap();
+                writeln!(file, "Nov 30 10:00:02 h systemd[1]: {name}: Failed with result 'exit-code'.")
+                    .unwrap();
+            } else {
+                writeln!(file, "Nov 30 10:00:02 h systemd[1]: {name}: Deactivated successfully.").unwrap();
+            }
+        }
+        path
+    };
+    let few = journal(100);
+    let many = journal(20_000);
+    let (code_few, few_mib) = peak_mib(&["--format", "json", few.to_str().unwrap()]);
+    let (code_many, many_mib) = peak_mib(&["--format", "json", many.to_str().unwrap()]);
+    assert_eq!((code_few, code_many), (3, 3), "failed units with no cause named");
+    assert!(many_mib < BOUND_MIB, "{many_mib} MiB");
+    assert!(many_mib <= few_mib + 16, "20,000 units: {many_mib} MiB; 100 units: {few_mib} MiB");
+}

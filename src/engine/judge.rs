@@ -47,6 +47,13 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                 "{dropped} earlier run(s) were not kept (too many launches); only the latest are judged"
             ));
         }
+        if source.units.dropped_units > 0 {
+            notices.push(format!(
+                "{} older units with findings were not kept (a source keeps at most {} units): the latest are judged",
+                source.units.dropped_units,
+                super::units::MAX_UNITS
+            ));
+        }
         let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
         if !options.units.is_empty() && !named.iter().any(|n| options.units.matches(Some(n))) {
             notices.push(options.units.no_match_notice(&named));

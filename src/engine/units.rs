@@ -29,7 +29,7 @@ use crate::events::Event;
 /// Most units kept per source; beyond it, units with nothing notable are
 /// forgotten to make room (a boot of cron jobs and sessions can name
 /// thousands).
-const MAX_UNITS: usize = 1024;
+pub const MAX_UNITS: usize = 1024;
 /// Most process bindings remembered per source (oldest forgotten first).
 const MAX_BINDINGS: usize = 8192;
 /// Most started units waiting for their first process.
@@ -54,7 +54,16 @@ pub struct UnitRuns {
     /// unit: may it take a name?). Kernel lines do not count: a unit's
     /// journal excerpt can hold the kernel's report about its process.
     writers: Writers,
+    /// Its identity while units come and go (indices change when one is
+    /// forgotten).
+    id: UnitId,
 }
+
+/// A unit's identity, never reused within a source.
+type UnitId = u64;
+
+/// The home unit's identity.
+const HOME: UnitId = 0;
 
 /// Who wrote the unclaimed lines of the home unit.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -83,25 +92,40 @@ enum Claim {
 pub struct Units {
     /// The units, the home unit first.
     pub list: Vec<UnitRuns>,
-    /// Unit index of each process id seen, with the order they were bound
-    /// in (to forget the oldest).
-    bindings: HashMap<u32, usize>,
+    /// Where each unit is in `list`.
+    slots: HashMap<UnitId, usize>,
+    /// The unit of each name.
+    by_name: HashMap<String, UnitId>,
+    next_id: UnitId,
+    /// The unit of each process id seen, with the order they were bound in
+    /// (to forget the oldest). A binding to a forgotten unit is stale.
+    bindings: HashMap<u32, UnitId>,
     bound_order: VecDeque<u32>,
     /// The unit each writer's latest process was bound to.
-    writers: HashMap<String, usize>,
+    writers: HashMap<String, UnitId>,
+    /// For each writer no unit's name matched: the first unit made after
+    /// that was found (only later units can match it).
+    name_scans: HashMap<String, UnitId>,
     /// Units whose start job was seen and that have no process yet, with
     /// the stream line of the start job.
-    awaiting: Vec<(usize, u64)>,
+    awaiting: Vec<(UnitId, u64)>,
+    /// Units with findings forgotten to stay under [`MAX_UNITS`].
+    pub dropped_units: u64,
 }
 
 impl Default for Units {
     fn default() -> Self {
         Units {
             list: vec![UnitRuns::default()],
+            slots: HashMap::from([(HOME, 0)]),
+            by_name: HashMap::new(),
+            next_id: HOME + 1,
             bindings: HashMap::new(),
             bound_order: VecDeque::new(),
             writers: HashMap::new(),
+            name_scans: HashMap::new(),
             awaiting: Vec::new(),
+            dropped_units: 0,
         }
     }
 }
@@ -171,7 +195,7 @@ impl Units {
         let message = subject::first_message(event);
         let pid = named_pid(message);
         let by_cgroup = cgroup_unit(message).and_then(|unit| self.find(unit));
-        if let Some(index) = by_cgroup.or_else(|| pid.and_then(|p| self.bindings.get(&p).copied())) {
+        if let Some(index) = by_cgroup.or_else(|| pid.and_then(|p| self.bound(p))) {
             if let Some(pid) = pid {
                 self.bind(pid, index);
             }
@@ -180,14 +204,24 @@ impl Units {
         0
     }
 
+    /// The index of unit `id`, unless it was forgotten.
+    fn index(&self, id: UnitId) -> Option<usize> {
+        self.slots.get(&id).copied()
+    }
+
     /// The index of the unit named `name`, if there is one.
     fn find(&self, name: &str) -> Option<usize> {
-        self.list.iter().position(|u| u.name.as_deref() == Some(name))
+        self.by_name.get(name).and_then(|&id| self.index(id))
+    }
+
+    /// The index of the unit process `pid` is bound to.
+    fn bound(&self, pid: u32) -> Option<usize> {
+        self.bindings.get(&pid).and_then(|&id| self.index(id))
     }
 
     /// A line written by process `pid` of `identifier`.
     fn route_process(&mut self, identifier: &str, pid: u32, line: u64) -> usize {
-        if let Some(&index) = self.bindings.get(&pid) {
+        if let Some(index) = self.bound(pid) {
             return index;
         }
         let index = self.choose_unit(identifier, line);
@@ -195,7 +229,7 @@ impl Units {
             self.home_line(Some(identifier));
         }
         self.bind(pid, index);
-        self.writers.insert(identifier.to_string(), index);
+        self.writers.insert(identifier.to_string(), self.list[index].id);
         index
     }
 
@@ -206,22 +240,32 @@ impl Units {
     /// (recently) and still waiting; the unit of the writer's earlier
     /// process; else the home unit.
     fn choose_unit(&mut self, identifier: &str, line: u64) -> usize {
+        self.awaiting.retain(|&(id, _)| self.slots.contains_key(&id));
         let named = |units: &Units, index: usize| {
             units.list[index].name.as_deref().is_some_and(|n| names_match(n, identifier))
         };
-        if let Some(at) = self.awaiting.iter().position(|&(unit, _)| named(self, unit)) {
-            return self.awaiting.remove(at).0;
+        let waiting =
+            self.awaiting.iter().position(|&(id, _)| self.index(id).is_some_and(|i| named(self, i)));
+        if let Some(at) = waiting {
+            let (id, _) = self.awaiting.remove(at);
+            return self.index(id).unwrap_or(0);
         }
-        let earlier = self.writers.get(identifier).copied();
+        let earlier = self.writers.get(identifier).and_then(|&id| self.index(id));
         if let Some(index) = earlier.filter(|&i| named(self, i)) {
             return index;
         }
-        if let Some(index) = (1..self.list.len()).find(|&i| named(self, i)) {
+        // Units made since this writer was last looked for by name.
+        let since = self.name_scans.get(identifier).copied().unwrap_or(HOME);
+        if let Some(index) = (1..self.list.len()).find(|&i| self.list[i].id >= since && named(self, i)) {
             return index;
         }
+        if self.name_scans.len() >= MAX_BINDINGS {
+            self.name_scans.clear();
+        }
+        self.name_scans.insert(identifier.to_string(), self.next_id);
         self.awaiting.retain(|&(_, started)| line.saturating_sub(started) <= AWAIT_LINES);
-        if let Some((unit, _)) = self.awaiting.pop() {
-            return unit;
+        if let Some(index) = self.awaiting.pop().and_then(|(id, _)| self.index(id)) {
+            return index;
         }
         earlier.unwrap_or(0)
     }
@@ -256,6 +300,7 @@ impl Units {
                     };
                 if adoptable {
                     self.list[0].name = Some(name.to_string());
+                    self.by_name.insert(name.to_string(), HOME);
                     0
                 } else {
                     self.add(name)
@@ -263,48 +308,53 @@ impl Units {
             }
         };
         if claim == Claim::Start {
-            self.awaiting.retain(|&(unit, _)| unit != index);
+            let id = self.list[index].id;
+            self.awaiting.retain(|&(unit, _)| unit != id);
             if self.awaiting.len() == MAX_AWAITING {
                 self.awaiting.remove(0);
             }
-            self.awaiting.push((index, event.first_line()));
+            self.awaiting.push((id, event.first_line()));
         }
         index
     }
 
-    /// A new unit named `name`; at the cap, one with nothing notable is
-    /// forgotten first (or, with none, the home unit takes its lines).
+    /// A new unit named `name`; at the cap, one with nothing notable (no
+    /// finding, no failure) is forgotten first, else the oldest, and
+    /// counted.
     fn add(&mut self, name: &str) -> usize {
         if self.list.len() >= MAX_UNITS {
-            let quiet = (1..self.list.len()).find(|&i| self.list[i].runs.iter().all(|r| !r.substantive));
-            let Some(quiet) = quiet else { return 0 };
-            self.forget(quiet);
+            let quiet = (1..self.list.len())
+                .find(|&i| self.list[i].runs.iter().all(|r| r.findings.is_empty() && r.failures.is_empty()));
+            if quiet.is_none() {
+                self.dropped_units += 1;
+            }
+            self.forget(quiet.unwrap_or(1));
         }
-        let boot_pending = false;
-        self.list.push(UnitRuns { name: Some(name.to_string()), boot_pending, ..UnitRuns::default() });
+        let id = self.next_id;
+        self.next_id += 1;
+        self.list.push(UnitRuns { name: Some(name.to_string()), id, ..UnitRuns::default() });
+        self.slots.insert(id, self.list.len() - 1);
+        self.by_name.insert(name.to_string(), id);
         self.list.len() - 1
     }
 
-    /// Forgets unit `index` (the last unit takes its place).
+    /// Forgets unit `index` (the last unit takes its place); bindings to it
+    /// go stale, and its processes are bound again when they next write.
     fn forget(&mut self, index: usize) {
-        let last = self.list.len() - 1;
-        self.list.swap_remove(index);
-        let moved = |unit: &mut usize| {
-            if *unit == index {
-                *unit = 0;
-            } else if *unit == last {
-                *unit = index;
-            }
-        };
-        self.bindings.values_mut().for_each(moved);
-        self.writers.values_mut().for_each(moved);
-        self.awaiting.retain(|&(unit, _)| unit != index);
-        self.awaiting.iter_mut().for_each(|(unit, _)| moved(unit));
+        let gone = self.list.swap_remove(index);
+        self.slots.remove(&gone.id);
+        if let Some(name) = &gone.name {
+            self.by_name.remove(name);
+        }
+        if let Some(moved) = self.list.get(index) {
+            self.slots.insert(moved.id, index);
+        }
     }
 
     /// Binds process `pid` to unit `index`.
     fn bind(&mut self, pid: u32, index: usize) {
-        if self.bindings.insert(pid, index).is_none() {
+        let id = self.list[index].id;
+        if self.bindings.insert(pid, id).is_none() {
             if self.bound_order.len() == MAX_BINDINGS {
                 if let Some(old) = self.bound_order.pop_front() {
                     self.bindings.remove(&old);
@@ -312,7 +362,7 @@ impl Units {
             }
             self.bound_order.push_back(pid);
         }
-        self.awaiting.retain(|&(unit, _)| unit != index);
+        self.awaiting.retain(|&(unit, _)| unit != id);
     }
 }
 
@@ -456,10 +506,9 @@ fn is_start_job(event: &Event) -> bool {
 /// `sglang-k26.service` and `sglang`)?
 fn names_match(name: &str, identifier: &str) -> bool {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    let stem = stem.split('@').next().unwrap_or(stem).to_ascii_lowercase();
-    let identifier = identifier.to_ascii_lowercase();
-    let short = stem.len().min(identifier.len());
-    short >= 3 && (stem.contains(&identifier) || identifier.contains(&stem))
+    let stem = stem.split('@').next().unwrap_or(stem);
+    let (short, long) = if stem.len() <= identifier.len() { (stem, identifier) } else { (identifier, stem) };
+    short.len() >= 3 && long.as_bytes().windows(short.len()).any(|w| w.eq_ignore_ascii_case(short.as_bytes()))
 }
 
 /// The process a kernel or systemd-oomd message names: `Killed process
