@@ -284,3 +284,51 @@ fn loki_label_sets_are_units_in_either_order() {
         assert!(report["inputs"][0]["formats"].as_array().unwrap().iter().any(|f| f == "loki-jsonl"));
     }
 }
+
+/// The kernel's segfault and Xid lines name the process: they are the
+/// cause of that process's unit, not of the boot or of another unit.
+#[test]
+fn segfault_and_xid_lines_go_to_the_unit_of_their_pid() {
+    let journal = "\
+Nov 30 10:00:05 gpu-node-7 systemd[1]: Started sglang.service - SGLang server.
+Nov 30 10:00:07 gpu-node-7 python3[1104]: [2026-11-30 10:00:07] server_args=ServerArgs(model_path='/models/Qwen3-8B', tp_size=1, port=30000)
+Nov 30 10:00:10 gpu-node-7 systemd[1]: Started trainer.service - Fine-tuning job.
+Nov 30 10:00:11 gpu-node-7 python3[2201]: Epoch 0: loading dataset /data/train.jsonl
+Nov 30 10:00:40 gpu-node-7 python3[1104]: [2026-11-30 10:00:40] The server is fired up and ready to roll!
+Nov 30 10:01:00 gpu-node-7 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=2201, name=python3, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f29_5b8c9000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
+Nov 30 10:01:00 gpu-node-7 kernel: python3[2201]: segfault at 0 ip 00007f1c2a89eb2c sp 00007ffd1e0c1a40 error 4 in libcuda.so.550.127.05[7f1c2a828000+195000] likely on CPU 3 (core 3, socket 0)
+Nov 30 10:01:01 gpu-node-7 systemd[1]: trainer.service: Main process exited, code=dumped, status=11/SEGV
+Nov 30 10:01:01 gpu-node-7 systemd[1]: trainer.service: Failed with result 'core-dump'.
+Nov 30 10:01:30 gpu-node-7 python3[1104]: [2026-11-30 10:01:30 TP0] Decode batch. #running-req: 6, #token: 3072, token usage: 0.02, cuda graph: True, gen throughput (token/s): 701.10, #queue-req: 0
+";
+    let out = run_stdin(&["--format", "json", "-"], journal.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json(&out);
+    let trainer = runs_of(&report, "trainer.service");
+    assert_eq!(trainer.len(), 1, "{report}");
+    let evidence = &trainer[0]["root_cause"]["evidence"][0];
+    assert!(
+        evidence["text"].as_str().unwrap().contains("NVRM: Xid (PCI:0000:3b:00): 31, pid=2201"),
+        "{evidence}"
+    );
+    let sglang = runs_of(&report, "sglang.service");
+    assert_eq!(sglang.len(), 1, "{report}");
+    assert_eq!(sglang[0]["outcome"], "healthy", "{}", sglang[0]);
+    assert!(sglang[0]["symptoms"].as_array().unwrap().is_empty(), "{}", sglang[0]);
+    let quiet = run_stdin(&["--unit", "sglang.service", "-"], journal.as_bytes());
+    assert_eq!(quiet.status.code(), Some(0), "{}", stdout(&quiet));
+}
+
+/// `logdiag watch --unit` follows one unit of a journal of several.
+#[test]
+fn watch_follows_the_unit_it_is_given() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-watch");
+    let (_, short) = rendered(&dir, &two_services(), "watch").into_iter().next().unwrap();
+    let short = short.to_str().unwrap();
+    let ready = run(&["watch", "--until", "ready", "--timeout", "60s", "--unit", "sglang", short]);
+    assert_eq!(ready.status.code(), Some(0), "{}", stdout(&ready));
+    let crashed = run(&["watch", "--until", "exit", "--timeout", "60s", "--unit", "trainer", short]);
+    assert_eq!(crashed.status.code(), Some(1), "{}", stdout(&crashed));
+    assert!(stdout(&crashed).contains("trainer.service"), "{}", stdout(&crashed));
+}

@@ -137,6 +137,10 @@ struct WatchArgs {
     /// after line N (for a log a new launch appends to).
     #[arg(long, value_name = "N")]
     after_line: Option<u64>,
+    /// Follow only this unit, pod or container of a journal of several
+    /// (repeatable; globs as journalctl -u takes them).
+    #[arg(long = "unit", short = 'u', value_name = "NAME")]
+    units: Vec<String>,
     /// Output format: text, or one JSON object per change (NDJSON).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::{load_rules, Failure, OutputFormat, WatchArgs};
 use crate::engine::diagnosis::{Evidence, Run};
-use crate::engine::{Engine, JudgeOptions};
+use crate::engine::{Engine, JudgeOptions, UnitFilter};
 use crate::events::Event;
 use crate::input::follow::Change as FileChange;
 use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
@@ -76,6 +76,7 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure>
     let started_at = Instant::now();
     let mut judge = Judge {
         engine,
+        judging: JudgeOptions { latest: Some(JUDGED_RUNS), units: UnitFilter::new(&args.units) },
         watcher: Watcher::new(options),
         source,
         path,
@@ -96,6 +97,8 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure>
 /// The judging side: news from the reader in, state changes out.
 struct Judge<'r> {
     engine: Engine<'r>,
+    /// How the log is judged: the latest runs of the units followed.
+    judging: JudgeOptions,
     watcher: Watcher,
     source: String,
     /// The followed file (not for a stream).
@@ -221,11 +224,10 @@ impl Judge<'_> {
     /// Judges the log so far and reports what changed; returns the exit
     /// code once the awaited state is reached.
     fn judge(&mut self, out: &mut dyn Write) -> Result<Option<i32>, Failure> {
-        let options = JudgeOptions { latest: Some(JUDGED_RUNS), ..JudgeOptions::default() };
         let diagnosis = if self.since_snapshot {
-            self.engine.diagnose(&options)
+            self.engine.diagnose(&self.judging)
         } else {
-            self.engine.diagnose_with(&self.snapshot, &options)
+            self.engine.diagnose_with(&self.snapshot, &self.judging)
         };
         let now = Instant::now();
         let (changes, code) = if self.watcher.has_started() {
@@ -244,8 +246,7 @@ impl Judge<'_> {
 
     /// Judges the whole input once it has ended; returns the exit code.
     fn judge_end(&mut self, out: &mut dyn Write) -> Result<i32, Failure> {
-        let diagnosis =
-            self.engine.diagnose(&JudgeOptions { latest: Some(JUDGED_RUNS), ..JudgeOptions::default() });
+        let diagnosis = self.engine.diagnose(&self.judging);
         let (changes, code) = self.watcher.end(&diagnosis, Instant::now());
         for change in &changes {
             self.print(out, change)?;

@@ -71,7 +71,8 @@ struct Layout<'d> {
     /// Per source, the units with nothing notable (no crash, no proof of
     /// readiness, no start-up phase, no symptom, no notice), folded into
     /// one line when a source holds several units.
-    folded: Vec<(&'d str, Vec<&'d str>)>,
+    /// (`None`: the lines that name no unit, a boot's kernel lines.)
+    folded: Vec<(&'d str, Vec<Option<&'d str>>)>,
 }
 
 impl<'d> Layout<'d> {
@@ -103,8 +104,9 @@ impl<'d> Layout<'d> {
             for (unit, runs) in units.iter().filter(|(_, runs)| !crashed(runs)) {
                 let notable = runs.iter().any(|&i| is_notable(&diagnosis.runs[i]));
                 match unit {
-                    Some(name) if several && !notable => quiet.push(*name),
-                    _ => shown.extend(runs),
+                    _ if !several || notable => shown.extend(runs),
+                    Some(name) => quiet.push(Some(*name)),
+                    None => quiet.push(None),
                 }
             }
             if !quiet.is_empty() {
@@ -124,17 +126,22 @@ fn is_notable(run: &Run) -> bool {
         || !run.notices.is_empty()
 }
 
-fn folded_line(source: &str, units: &[&str]) -> String {
+fn folded_line(source: &str, units: &[Option<&str>]) -> String {
+    let named: Vec<&str> = units.iter().flatten().copied().collect();
+    let unnamed = named.len() < units.len();
     let mut names: Vec<String> =
-        units.iter().take(FOLDED_NAMES_SHOWN).map(|u| for_terminal(u).into_owned()).collect();
-    if units.len() > FOLDED_NAMES_SHOWN {
-        names.push(format!("and {} more", units.len() - FOLDED_NAMES_SHOWN));
+        named.iter().take(FOLDED_NAMES_SHOWN).map(|u| for_terminal(u).into_owned()).collect();
+    if named.len() > FOLDED_NAMES_SHOWN {
+        names.push(format!("and {} more", named.len() - FOLDED_NAMES_SHOWN));
     }
-    let count = match units.len() {
+    let source = for_terminal(source);
+    let count = match named.len() {
+        0 => return format!("{source}  lines that name no unit: nothing notable"),
         1 => "1 other unit".to_string(),
         n => format!("{n} other units"),
     };
-    format!("{}  {count} with nothing notable: {}", for_terminal(source), names.join(", "))
+    let rest = if unnamed { " (and lines that name no unit)" } else { "" };
+    format!("{source}  {count} with nothing notable: {}{rest}", names.join(", "))
 }
 
 fn place(run: &Run) -> String {
