@@ -4,7 +4,8 @@
 //!
 //! - labels: the verdict; for a crash, a reported root-cause category in
 //!   `accept` and an evidence line containing one of `evidence` (unless the
-//!   case is `"scorable": "verdict-only"`);
+//!   case is `"scorable": "verdict-only"`); for a log of several units, the
+//!   outcome of each unit named in `units`;
 //! - the report: the JSON diagnosis equals `expected.json`, so any change
 //!   in what the tool says about a real incident is reviewed (re-bless with
 //!   `--bless`, read the diff).
@@ -35,6 +36,10 @@ pub struct Labels {
     pub evidence: Vec<String>,
     /// `verdict-only` when the decisive line is not in the log.
     pub scorable: Option<String>,
+    /// For a log of several units: each unit's outcome, `crash` (one of
+    /// its runs crashed) or `healthy` (it has runs, none crashed).
+    #[serde(default)]
+    pub units: std::collections::BTreeMap<String, String>,
 }
 
 /// What checking a case found.
@@ -50,6 +55,9 @@ pub enum Status {
     WrongCause(Vec<String>),
     /// The cause is right but no evidence line holds a labelled substring.
     WrongEvidence,
+    /// A labelled unit has no run, or crashed when it should not have (or
+    /// the other way round).
+    WrongUnit(String),
     /// Labels pass but the report differs from `expected.json`.
     ReportChanged,
     /// There is no `expected.json` yet (run with `--bless`).
@@ -70,6 +78,7 @@ impl fmt::Display for Status {
                 if got.is_empty() { "none".to_string() } else { got.join(", ") }
             ),
             Status::WrongEvidence => f.write_str("wrong evidence"),
+            Status::WrongUnit(unit) => write!(f, "wrong outcome for unit {unit}"),
             Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
             Status::NotBlessed => f.write_str("not blessed (no expected.json; run with --bless)"),
             Status::Error(e) => write!(f, "error: {e}"),
@@ -161,6 +170,17 @@ fn same_json(a: &str, b: &str) -> bool {
 /// Compares a diagnosis with a case's labels, as `../shared/tools/score.py`
 /// does.
 pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
+    for (unit, want) in &labels.units {
+        let runs: Vec<_> = diagnosis.runs.iter().filter(|r| r.unit.as_deref() == Some(unit)).collect();
+        let crashed = runs.iter().any(|r| r.outcome == Outcome::Crash);
+        if runs.is_empty() || crashed != (want == "crash") {
+            return Status::WrongUnit(unit.clone());
+        }
+    }
+    check_verdict_and_cause(labels, diagnosis)
+}
+
+fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
     let crashed = diagnosis.verdict == Verdict::Crash;
     match (labels.verdict.as_str(), crashed) {
         ("no-crash", true) => return Status::FalseCrash,
@@ -200,4 +220,36 @@ pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
         return Status::WrongEvidence;
     }
     Status::Passed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_labels_are_checked() {
+        let rules = RuleSet::builtin().unwrap();
+        let mut engine = Engine::new(&rules);
+        let log = "\
+Nov 30 10:00:05 h systemd[1]: Started sglang.service - SGLang server.
+Nov 30 10:00:07 h python3[1104]: [2026-11-30 10:00:40] The server is fired up and ready to roll!
+Nov 30 10:00:10 h systemd[1]: trainer.service: Main process exited, code=killed, status=9/KILL
+";
+        feed_source(&mut engine, "input.log", log.as_bytes()).unwrap();
+        let diagnosis = engine.diagnose(&JudgeOptions::default());
+        let labels = |units: &[(&str, &str)]| Labels {
+            verdict: "crash".into(),
+            root_cause: None,
+            accept: vec!["sigkill-unattributed".into()],
+            evidence: vec!["status=9/KILL".into()],
+            scorable: None,
+            units: units.iter().map(|(u, s)| (u.to_string(), s.to_string())).collect(),
+        };
+        let right = labels(&[("trainer.service", "crash"), ("sglang.service", "healthy")]);
+        assert_eq!(check_labels(&right, &diagnosis), Status::Passed);
+        let wrong = labels(&[("sglang.service", "crash")]);
+        assert_eq!(check_labels(&wrong, &diagnosis), Status::WrongUnit("sglang.service".into()));
+        let missing = labels(&[("cron.service", "healthy")]);
+        assert_eq!(check_labels(&missing, &diagnosis), Status::WrongUnit("cron.service".into()));
+    }
 }
