@@ -332,3 +332,29 @@ fn watch_follows_the_unit_it_is_given() {
     assert_eq!(crashed.status.code(), Some(1), "{}", stdout(&crashed));
     assert!(stdout(&crashed).contains("trainer.service"), "{}", stdout(&crashed));
 }
+
+/// In a short-mode boot journal, another program may write between a
+/// unit's start and its process's first line; the kernel's lines stay the
+/// boot's, never the first unit's.
+#[test]
+fn a_helper_writing_first_does_not_take_the_units_process_away() {
+    let journal = "\
+Nov 30 10:00:00 gpu-node-7 kernel: Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) #49-Ubuntu SMP PREEMPT_DYNAMIC
+Nov 30 10:00:02 gpu-node-7 systemd[1]: Started cron.service - Regular background program processing daemon.
+Nov 30 10:00:05 gpu-node-7 systemd[1]: Started sglang.service - SGLang server.
+Nov 30 10:00:05 gpu-node-7 nvidia-persistenced[900]: Started (900)
+Nov 30 10:00:07 gpu-node-7 python3[1104]: [2026-11-30 10:00:07] server_args=ServerArgs(model_path='/models/Qwen3-8B', tp_size=1, port=30000)
+Nov 30 10:00:40 gpu-node-7 python3[1104]: [2026-11-30 10:00:40] The server is fired up and ready to roll!
+Nov 30 10:05:00 gpu-node-7 kernel: Out of memory: Killed process 1104 (python3) total-vm:301234567kB, anon-rss:1009876543kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:2001234kB oom_score_adj:0
+Nov 30 10:05:02 gpu-node-7 systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
+Nov 30 10:05:02 gpu-node-7 systemd[1]: sglang.service: Failed with result 'signal'.
+";
+    let out = run_stdin(&["--format", "json", "-"], journal.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json(&out);
+    let sglang = runs_of(&report, "sglang.service");
+    assert_eq!(sglang.len(), 1, "{report}");
+    assert_eq!(sglang[0]["root_cause"]["category"], "host-oom-kill", "{}", sglang[0]);
+    assert_eq!(sglang[0]["first_line"], 3, "{}", sglang[0]);
+    assert!(runs_of(&report, "cron.service").iter().all(|r| r["first_line"] != 1), "{report}");
+}

@@ -57,6 +57,9 @@ pub struct UnitRuns {
     /// Its identity while units come and go (indices change when one is
     /// forgotten).
     id: UnitId,
+    /// It holds kernel lines that name no process: the home unit holds a
+    /// boot's, and takes no unit's name.
+    boot_lines: bool,
 }
 
 /// A unit's identity, never reused within a source.
@@ -148,6 +151,7 @@ impl Units {
             let index = self.named(unit, if start { Claim::Start } else { Claim::Named }, event);
             if let Some(pid) = pid.filter(|_| !subject::is_manager(identifier)) {
                 self.bind(pid, index);
+                self.found_process(index);
             }
             return index;
         }
@@ -160,6 +164,7 @@ impl Units {
                 let index = self.named(name, Claim::Named, event);
                 if let Some(pid) = pid {
                     self.bind(pid, index);
+                    self.found_process(index);
                 }
                 index
             }
@@ -201,6 +206,7 @@ impl Units {
             }
             return index;
         }
+        self.list[0].boot_lines = true;
         0
     }
 
@@ -263,8 +269,11 @@ impl Units {
             self.name_scans.clear();
         }
         self.name_scans.insert(identifier.to_string(), self.next_id);
+        // Without a name to go by, the unit started last: it stays waiting,
+        // as the process bound to it may be another program's (a helper
+        // that logs first), until one matches its name or time passes.
         self.awaiting.retain(|&(_, started)| line.saturating_sub(started) <= AWAIT_LINES);
-        if let Some(index) = self.awaiting.pop().and_then(|(id, _)| self.index(id)) {
+        if let Some(index) = self.awaiting.last().and_then(|&(id, _)| self.index(id)) {
             return index;
         }
         earlier.unwrap_or(0)
@@ -283,10 +292,11 @@ impl Units {
     }
 
     /// The index of the unit named `name`, made if new. The home unit
-    /// takes the name when all it holds so far is nothing notable, or one
-    /// program's lines (a `journalctl -u` excerpt that starts mid-run)
-    /// and the message is not a start job (which announces a process yet
-    /// to write).
+    /// takes the name when all it holds so far is nothing notable and no
+    /// kernel lines, or one program's lines (a `journalctl -u` excerpt that
+    /// starts mid-run, with the kernel's report about it perhaps) and the
+    /// message is not a start job (which announces a process yet to
+    /// write).
     fn named(&mut self, name: &str, claim: Claim, event: &Event) -> usize {
         let index = match self.find(name) {
             Some(index) => index,
@@ -294,7 +304,10 @@ impl Units {
                 let home = &self.list[0];
                 let adoptable = home.name.is_none()
                     && match &home.writers {
-                        Writers::None => claim == Claim::Named || home.runs.iter().all(|r| !r.substantive),
+                        Writers::None => {
+                            !home.boot_lines
+                                && (claim == Claim::Named || home.runs.iter().all(|r| !r.substantive))
+                        }
                         Writers::One(_) => claim == Claim::Named,
                         Writers::Many => false,
                     };
@@ -362,6 +375,11 @@ impl Units {
             }
             self.bound_order.push_back(pid);
         }
+    }
+
+    /// Unit `index` has its process: it waits no more.
+    fn found_process(&mut self, index: usize) {
+        let id = self.list[index].id;
         self.awaiting.retain(|&(unit, _)| unit != id);
     }
 }
