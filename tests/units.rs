@@ -297,6 +297,7 @@ Nov 30 10:00:11 gpu-node-7 python3[2201]: Epoch 0: loading dataset /data/train.j
 Nov 30 10:00:40 gpu-node-7 python3[1104]: [2026-11-30 10:00:40] The server is fired up and ready to roll!
 Nov 30 10:01:00 gpu-node-7 kernel: NVRM: Xid (PCI:0000:3b:00): 31, pid=2201, name=python3, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f29_5b8c9000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
 Nov 30 10:01:00 gpu-node-7 kernel: python3[2201]: segfault at 0 ip 00007f1c2a89eb2c sp 00007ffd1e0c1a40 error 4 in libcuda.so.550.127.05[7f1c2a828000+195000] likely on CPU 3 (core 3, socket 0)
+Nov 30 10:01:01 gpu-node-7 systemd-coredump[5000]: Process 2201 (python3) of user 0 dumped core.
 Nov 30 10:01:01 gpu-node-7 systemd[1]: trainer.service: Main process exited, code=dumped, status=11/SEGV
 Nov 30 10:01:01 gpu-node-7 systemd[1]: trainer.service: Failed with result 'core-dump'.
 Nov 30 10:01:30 gpu-node-7 python3[1104]: [2026-11-30 10:01:30 TP0] Decode batch. #running-req: 6, #token: 3072, token usage: 0.02, cuda graph: True, gen throughput (token/s): 701.10, #queue-req: 0
@@ -311,6 +312,12 @@ Nov 30 10:01:30 gpu-node-7 python3[1104]: [2026-11-30 10:01:30 TP0] Decode batch
         evidence["text"].as_str().unwrap().contains("NVRM: Xid (PCI:0000:3b:00): 31, pid=2201"),
         "{evidence}"
     );
+    let lines = |run: &serde_json::Value| -> Vec<u64> {
+        let cause = run["root_cause"]["evidence"].as_array().into_iter().flatten();
+        let symptoms = run["symptoms"].as_array().into_iter().flatten();
+        cause.chain(symptoms).map(|e| e["line"].as_u64().unwrap()).collect()
+    };
+    assert!(lines(trainer[0]).contains(&8), "the core dump of pid 2201: {}", trainer[0]);
     let sglang = runs_of(&report, "sglang.service");
     assert_eq!(sglang.len(), 1, "{report}");
     assert_eq!(sglang[0]["outcome"], "healthy", "{}", sglang[0]);

@@ -9,11 +9,12 @@
 //! before and whose name matches the writer, to the unit an earlier
 //! process of the same writer belonged to, or to the latest unit started
 //! and still waiting for its process. systemd's own messages name their
-//! unit (`sglang.service: Main process exited…`). Kernel and systemd-oomd
-//! messages belong to the boot, unless they name a process (`Killed
-//! process 1104`, `python3[1104]: segfault at…`, `Xid …, pid=1104`) or a
-//! cgroup (`task_memcg=/system.slice/sglang.service`): then they belong to
-//! that process's unit.
+//! unit (`sglang.service: Main process exited…`). Kernel, systemd-oomd and
+//! systemd-coredump messages belong to the boot, unless they name a
+//! process (`Killed process 1104`, `python3[1104]: segfault at…`, `Xid …,
+//! pid=1104`, `Process 1104 (python3) … dumped core`) or a cgroup
+//! (`task_memcg=/system.slice/sglang.service`): then they belong to that
+//! process's unit.
 //!
 //! Everything not claimed by a unit goes to the *home* unit, the first
 //! one. A log that names no unit at all (an sglang log file) is one
@@ -145,6 +146,9 @@ impl Units {
     pub fn route(&mut self, event: &Event) -> usize {
         let identifier = event.identifier();
         let pid = event.stream.pid;
+        if matches!(identifier, Some("kernel" | "systemd-oomd" | "systemd-coredump")) {
+            return self.route_boot_message(event);
+        }
         if let Some(unit) = event.unit() {
             // A structured journal's unit, a pod or a compose service.
             let start = subject::is_manager(identifier) && is_start_job(event);
@@ -157,7 +161,6 @@ impl Units {
         }
         match identifier {
             Some("systemd") => self.route_manager(event),
-            Some("kernel" | "systemd-oomd") => self.route_boot_message(event),
             None if event.stream.pid.is_none() => self.home_line(None),
             // `-o with-unit` prints the unit in place of the writer.
             Some(name) if subject::is_unit_name(name) => {
@@ -534,6 +537,11 @@ fn names_match(name: &str, identifier: &str) -> bool {
 /// `…,pid=1104,…`, `python3[1104]: segfault at …`, `Xid (…): 31,
 /// pid=1104, …`.
 pub fn named_pid(message: &str) -> Option<u32> {
+    // systemd-coredump: `Process 1104 (python3) of user 0 dumped core.`
+    if let Some(rest) = message.strip_prefix("Process ") {
+        return leading_number(rest)
+            .filter(|_| message.contains(" dumped core") || message.contains(" terminated abnormally"));
+    }
     for marker in ["Killed process ", "Kill process ", "reaped process "] {
         if let Some(at) = message.find(marker) {
             return leading_number(&message[at + marker.len()..]);
@@ -596,6 +604,8 @@ mod tests {
             ("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", None),
             ("NVRM: Xid (PCI:0000:3b:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception", None),
             ("usb 1-1: new high-speed USB device number 2 using xhci_hcd", None),
+            ("Process 1104 (python3) of user 0 dumped core.", Some(1104)),
+            ("Process 1104 (python3) of user 0 terminated abnormally with signal 6/ABRT, processing...", Some(1104)),
         ];
         for (message, pid) in cases {
             assert_eq!(named_pid(message), pid, "{message}");
