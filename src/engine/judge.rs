@@ -39,6 +39,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
     let kill_records = kill_records(rules, sources);
+    let loose = loose_failures(rules, sources);
     for (source_index, source) in sources.iter().enumerate() {
         let mut notices = source.notices.clone();
         let dropped: u64 = source.units.list.iter().map(|u| u.dropped_runs).sum();
@@ -73,7 +74,8 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             for state in &unit.runs[skip..] {
                 let elsewhere: Vec<KillRecord<'_>> =
                     kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
-                let mut run = judge_run(rules, (source_index, Places::of(source)), state, &elsewhere);
+                let mut run =
+                    judge_run(rules, (source_index, Places::of(source)), state, (&elsewhere, &loose));
                 if let Some(name) = &unit.name {
                     run.unit = Some(name.clone());
                 }
@@ -84,14 +86,29 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
         judged.sort_by_key(|r| r.stream_first_line);
         runs.extend(judged);
     }
-    let crashed: Vec<&Run> = runs.iter().filter(|r| r.outcome == Outcome::Crash).collect();
+    let crashed = runs.iter().any(|r| r.outcome == Outcome::Crash);
     Diagnosis {
         schema: SCHEMA,
-        verdict: if crashed.is_empty() { Verdict::NoCrash } else { Verdict::Crash },
-        root_cause: crashed.last().and_then(|r| r.root_cause.clone()),
+        verdict: if crashed { Verdict::Crash } else { Verdict::NoCrash },
+        root_cause: headline_cause(&runs),
         inputs,
         runs,
     }
+}
+
+/// The root cause the diagnosis leads with: that of the latest crashed run
+/// of a unit, the latest such with an identified cause when there is one
+/// (of one unit, the latest crash; of several, the unit that died of a
+/// named cause before one whose SIGKILL nobody explains).
+fn headline_cause(runs: &[Run]) -> Option<RootCause> {
+    let mut latest: Vec<&Run> = Vec::new();
+    for run in runs.iter().filter(|r| r.outcome == Outcome::Crash) {
+        latest.retain(|r| !(r.source == run.source && r.unit == run.unit));
+        latest.push(run);
+    }
+    let causes: Vec<&RootCause> = latest.iter().filter_map(|r| r.root_cause.as_ref()).collect();
+    let identified = causes.iter().rev().find(|c| c.identified);
+    identified.or(causes.last()).map(|c| (*c).clone())
 }
 
 /// A record that the kernel, systemd or a container runtime killed a
@@ -103,6 +120,9 @@ struct KillRecord<'a> {
     /// The index of its source.
     source: usize,
     places: Places<'a>,
+    /// It is in the run of a unit that claims its processes (not the
+    /// boot's lines, nor a process no unit claimed).
+    claimed: bool,
     run: &'a RunState,
     finding: &'a Finding,
 }
@@ -110,11 +130,15 @@ struct KillRecord<'a> {
 fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
     let mut records = Vec::new();
     for (index, source) in sources.iter().enumerate() {
-        for run in source.units.list.iter().flat_map(|u| &u.runs) {
-            for finding in &run.findings {
-                let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
-                if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
-                    records.push(KillRecord { source: index, places: Places::of(source), run, finding });
+        for unit in &source.units.list {
+            for run in &unit.runs {
+                for finding in &run.findings {
+                    let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
+                    if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
+                        let places = Places::of(source);
+                        let claimed = unit.is_claimed();
+                        records.push(KillRecord { source: index, places, run, finding, claimed });
+                    }
                 }
             }
         }
@@ -171,7 +195,7 @@ fn judge_run(
     rules: &RuleSet,
     (source_index, places): (usize, Places<'_>),
     run: &RunState,
-    elsewhere: &[KillRecord<'_>],
+    (elsewhere, loose): (&[KillRecord<'_>], &[(usize, u64)]),
 ) -> Run {
     let (source, first) = places.locate(run.first_line);
     let (last_source, last) = places.locate(run.last_line);
@@ -224,7 +248,7 @@ fn judge_run(
         result.benign.push(benign(rules, places, f, why));
     }
 
-    let Some(root) = choose_root(rules, source_index, run, &active, elsewhere) else {
+    let Some(root) = choose_root(rules, (source_index, loose), run, &active, elsewhere) else {
         result.outcome = quiet_outcome(run);
         if let Some(stop) = run.stop_line {
             for f in &active {
@@ -237,7 +261,7 @@ fn judge_run(
     let (cause, shown) = root_cause(rules, run, places, &root, &active);
     let label = match &root {
         Root::Failure(failure) => format!("the failure at {}", places.cite(failure.first_line)),
-        Root::Elsewhere(record, _) => {
+        Root::Elsewhere(record, _, _) => {
             let (file, line) = record.places.locate(record.finding.line);
             format!("{} in {file} (line {line})", rules.rule(record.finding.rule).id)
         }
@@ -269,8 +293,10 @@ enum Root<'a> {
     StandIn(&'a Finding),
     /// An uncaught failure no rule recognises.
     Failure(&'a Failure),
-    /// A memory kill recorded in another source, for this run's SIGKILL.
-    Elsewhere(KillRecord<'a>, &'a Finding),
+    /// A memory kill recorded in another source or unit, for this run's
+    /// SIGKILL; `true` when it names the run's process or unit, `false`
+    /// when it only came just before.
+    Elsewhere(KillRecord<'a>, &'a Finding, bool),
 }
 
 /// Causal selection: the earliest cause; with none (and no orderly stop),
@@ -278,7 +304,7 @@ enum Root<'a> {
 /// failure. `None` means the run did not crash.
 fn choose_root<'a>(
     rules: &RuleSet,
-    source: usize,
+    source: (usize, &[(usize, u64)]),
     run: &'a RunState,
     active: &[&'a Finding],
     elsewhere: &[KillRecord<'a>],
@@ -306,7 +332,7 @@ fn choose_root<'a>(
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(rules, source, run, s, elsewhere) {
-            Some(record) => Root::Elsewhere(record, s),
+            Some((record, named)) => Root::Elsewhere(record, s, named),
             None => Root::StandIn(s),
         }),
         (None, Some(f)) => Some(Root::Failure(f)),
@@ -314,37 +340,65 @@ fn choose_root<'a>(
     }
 }
 
-/// A memory kill recorded elsewhere that explains a SIGKILL stand-in: it
-/// names one of the run's processes or its unit.
+/// A memory kill recorded elsewhere that explains a SIGKILL stand-in, and
+/// whether it names one of the run's processes or its unit (else it is a
+/// kill of a process nobody owns, just before).
 fn kill_record_for<'a>(
     rules: &RuleSet,
-    source: usize,
+    (source, loose): (usize, &[(usize, u64)]),
     run: &RunState,
     stand_in: &Finding,
     elsewhere: &[KillRecord<'a>],
-) -> Option<KillRecord<'a>> {
+) -> Option<(KillRecord<'a>, bool)> {
     if rules.rule(stand_in.rule).category.as_deref() != Some(UNATTRIBUTED_KILL) {
         return None;
     }
-    elsewhere.iter().copied().find(|record| {
+    let names = |record: &KillRecord<'_>| {
         let pid = record.finding.pid.is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
         let unit = record.finding.unit.is_some() && record.finding.unit == run.unit;
-        pid || unit || just_before(source, run, stand_in, record)
+        pid || unit
+    };
+    let named = elsewhere.iter().copied().find(|r| names(r)).map(|r| (r, true));
+    named.or_else(|| {
+        let near = elsewhere.iter().copied().filter(|r| just_before(source, run, stand_in, r));
+        let record = near.max_by_key(|r| r.finding.line)?;
+        // A failure of a process no unit claims, between the kill and the
+        // SIGKILL, may be what the unit died of (sglang kills its own
+        // process tree after a child fails): then nobody can tell.
+        let between =
+            |&&(s, line): &&(usize, u64)| s == source && line > record.finding.line && line < stand_in.line;
+        loose.iter().find(between).is_none().then_some((record, false))
     })
+}
+
+/// The lines of the failures (causes other than memory kills, and
+/// unrecognised failures) in runs that no unit claims, per source.
+fn loose_failures(rules: &RuleSet, sources: &[SourceState]) -> Vec<(usize, u64)> {
+    let mut lines = Vec::new();
+    for (index, source) in sources.iter().enumerate() {
+        for run in source.units.list.iter().filter(|u| !u.is_claimed()).flat_map(|u| &u.runs) {
+            let causes = run.findings.iter().filter(|f| {
+                f.role == Role::Cause && rules.rule(f.rule).category.as_deref() != Some(OOM_KILL)
+            });
+            lines.extend(causes.map(|f| (index, f.line)));
+            lines.extend(run.failures.iter().map(|f| (index, f.first_line)));
+        }
+    }
+    lines
 }
 
 /// Lines within which a kill record of a process nobody is known to own
 /// can explain the SIGKILL that follows it.
 const NEAR_LINES: u64 = 32;
 
-/// Is `record` a kill of a process no run is known to own (a child that
-/// never wrote to the journal, a process the journal names only by pid),
-/// in the same source, just before the SIGKILL of a run whose processes
-/// are unknown? systemd-oomd and the kernel name the pid they kill;
+/// Is `record` a kill of a process no unit is known to own (a child that
+/// never wrote to the journal, a process the journal names only by pid,
+/// a process whose unit a short-mode journal does not say), in the same
+/// source, just before the SIGKILL of a run whose processes are unknown? systemd-oomd and the kernel name the pid they kill;
 /// systemd then names only the unit whose process died.
 fn just_before(source: usize, run: &RunState, stand_in: &Finding, record: &KillRecord<'_>) -> bool {
     let same_source = record.source == source;
-    let orphan = record.finding.pid.is_none_or(|p| !record.run.pids.contains(&p));
+    let orphan = !record.claimed || record.finding.pid.is_none_or(|p| !record.run.pids.contains(&p));
     let before = record.finding.line < stand_in.line && stand_in.line - record.finding.line <= NEAR_LINES;
     same_source && orphan && before && run.pids.is_empty() && stand_in.pid.is_none()
 }
@@ -426,7 +480,7 @@ fn root_cause(
                 identified: false,
             }
         }
-        Root::Elsewhere(record, symptom) => {
+        Root::Elsewhere(record, symptom, named) => {
             let rule = rules.rule(record.finding.rule);
             let mut lines =
                 vec![evidence_at(record.places, record.finding.line, &evidence_of(record.finding))];
@@ -435,7 +489,7 @@ fn root_cause(
                 rule: Some(rule.id.clone()),
                 category: category_of(rules, record.finding),
                 title: record.finding.title.clone(),
-                confidence: Confidence::High,
+                confidence: if *named { Confidence::High } else { Confidence::Medium },
                 hint: rule.hint.clone(),
                 evidence: lines,
                 identified: true,

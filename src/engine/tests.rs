@@ -234,3 +234,35 @@ May 25 20:27:22 h python[7]: [2026-05-25 20:27:22] The server is fired up and re
     assert_eq!(sglang[0].outcome, Outcome::Healthy);
     assert_eq!((sglang[0].first_line, sglang[0].last_line), (1, 4));
 }
+
+#[test]
+fn a_kill_of_a_process_nobody_owns_does_not_explain_a_sigkill_after_another_failure() {
+    // A boot journal in short mode: several programs no unit claims, an
+    // unrelated OOM kill, then sglang's own failure and its self-kill.
+    let log = "\
+May 25 20:10:00 h sshd[5]: Server listening on 0.0.0.0 port 22.
+May 25 20:10:01 h cron[6]: (CRON) INFO (Running @reboot jobs)
+May 25 20:18:20 h python[71283]: [2026-05-25 20:18:20 TP0] Load weight begin. avail mem=93.12 GB
+May 25 20:27:21 h kernel: Out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB
+May 25 20:27:22 h python[71283]: RuntimeError: FlashInfer requires GPUs with sm75 or higher
+May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
+";
+    let d = diagnose(log);
+    let sglang = d.runs.iter().find(|r| r.unit.as_deref() == Some("sglang.service")).unwrap();
+    assert_eq!(sglang.root_cause.as_ref().unwrap().category, "sigkill-unattributed", "{:?}", d.runs);
+    let python = d.runs.iter().find(|r| r.unit.as_deref() == Some("python[71283]")).unwrap();
+    assert_eq!(python.root_cause.as_ref().unwrap().category, "flashinfer-unsupported-arch");
+    // The diagnosis leads with the named cause, not the unexplained kill.
+    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
+}
+
+#[test]
+fn a_kill_of_a_process_nobody_owns_just_before_a_sigkill_explains_it_with_medium_confidence() {
+    let log = "\
+Jan 09 14:32:25 H systemd-oomd[70]: oomd attempting to kill 118 with KILL
+Jan 09 14:32:25 H systemd[34]: testsuite-55-testchill.service: Main process exited, code=killed, status=9/KILL
+";
+    let d = diagnose(log);
+    let cause = d.root_cause.unwrap();
+    assert_eq!((cause.category.as_str(), cause.confidence), ("host-oom-kill", Confidence::Medium));
+}

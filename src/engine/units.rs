@@ -61,6 +61,17 @@ pub struct UnitRuns {
     /// It holds kernel lines that name no process: the home unit holds a
     /// boot's, and takes no unit's name.
     boot_lines: bool,
+    /// It is a process no unit claimed (`python3[5555]`), not a unit.
+    process_group: bool,
+}
+
+impl UnitRuns {
+    /// Does the unit claim its processes: a named unit, pod or container,
+    /// or the one unit of a log (not the boot's lines, nor a process no
+    /// unit claimed)?
+    pub fn is_claimed(&self) -> bool {
+        !self.process_group && !(self.name.is_none() && (self.boot_lines || self.writers == Writers::Many))
+    }
 }
 
 /// A unit's identity, never reused within a source.
@@ -233,7 +244,7 @@ impl Units {
         if let Some(index) = self.bound(pid) {
             return index;
         }
-        let index = self.choose_unit(identifier, line);
+        let index = self.choose_unit(identifier, pid, line);
         if index == 0 {
             self.home_line(Some(identifier));
         }
@@ -247,8 +258,9 @@ impl Units {
     /// process of the writer was bound to by name; any unit of the
     /// writer's name (`CRON` jobs of `cron.service`); the latest unit started
     /// (recently) and still waiting; the unit of the writer's earlier
-    /// process; else the home unit.
-    fn choose_unit(&mut self, identifier: &str, line: u64) -> usize {
+    /// process; else, in a boot's journal, a group of its own
+    /// (`python3[5555]`), or the home unit.
+    fn choose_unit(&mut self, identifier: &str, pid: u32, line: u64) -> usize {
         self.awaiting.retain(|&(id, _)| self.slots.contains_key(&id));
         let named = |units: &Units, index: usize| {
             units.list[index].name.as_deref().is_some_and(|n| names_match(n, identifier))
@@ -279,7 +291,17 @@ impl Units {
         if let Some(index) = self.awaiting.last().and_then(|&(id, _)| self.index(id)) {
             return index;
         }
-        earlier.unwrap_or(0)
+        if let Some(index) = earlier {
+            return index;
+        }
+        // In a boot's journal (several programs no unit claims), a process
+        // no unit claims is a group of its own, named by its writer and pid.
+        if self.list[0].writers == Writers::Many {
+            let index = self.add(&format!("{identifier}[{pid}]"));
+            self.list[index].process_group = true;
+            return index;
+        }
+        0
     }
 
     /// Notes an unclaimed line of the home unit.
