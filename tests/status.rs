@@ -151,6 +151,17 @@ fn hard_wrapped_and_bare_lines_in_either_order() {
     assert_eq!(wrapped.lines().nth(line as usize - 1), Some(text.as_str()));
     assert!(text.starts_with("sglang-eagle3.service: A process of this unit"), "{text}");
 
+    // The journal lines under the block newest first (`journalctl -r`).
+    let lines: Vec<&str> = OOM_KILL.lines().collect();
+    let newest_first: String =
+        lines[..8].iter().chain(lines[8..].iter().rev()).map(|l| format!("{l}\n")).collect();
+    let (code, report) = diagnose(&newest_first);
+    assert_eq!(code, Some(1), "{report}");
+    let (category, line, text) = cause(&report);
+    assert_eq!(category, "host-oom-kill");
+    assert_eq!(newest_first.lines().nth(line as usize - 1), Some(text.as_str()));
+    assert!(text.contains("A process of this unit has been killed by the OOM killer"), "{text}");
+
     // The messages with their prefixes stripped, oldest first or newest first.
     let bare: Vec<String> = journal.iter().map(|l| prefix.captures(l).unwrap()[2].to_string()).collect();
     let newest_first: Vec<String> = bare.iter().rev().cloned().collect();
