@@ -160,11 +160,14 @@ fn a_boot_journal_judges_each_unit_on_its_own() {
         // The text report puts the crashed unit first and folds the quiet ones.
         let text = stdout(&run(&[path_str]));
         let first = text.lines().next().unwrap();
-        assert!(first.contains("CRASH") && first.contains("CUDA"), "{mode}: {text}");
+        assert!(first.contains("(trainer.service)  CRASH") && first.contains("CUDA"), "{mode}: {text}");
         assert!(
             text.contains("2 other units with nothing notable: cron.service, ssh.service"),
             "{mode}: {text}"
         );
+        // -v shows every unit's runs.
+        let all = stdout(&run(&["-v", path_str]));
+        assert!(all.contains("(cron.service)") && !all.contains("nothing notable"), "{mode}: {all}");
     }
 }
 

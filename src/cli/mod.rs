@@ -65,7 +65,7 @@ struct DiagnoseArgs {
     /// journalctl -u takes them: `sglang` is sglang.service).
     #[arg(long = "unit", short = 'u', value_name = "NAME")]
     units: Vec<String>,
-    /// Also show every symptom, the benign lines and why.
+    /// Also show every symptom, the benign lines and why, and every unit.
     #[arg(short, long)]
     verbose: bool,
     #[command(flatten)]

@@ -17,14 +17,14 @@ const SYMPTOMS_SHOWN: usize = 6;
 /// What the text report shows.
 #[derive(Debug, Clone, Default)]
 pub struct TextOptions {
-    /// Also show benign lines and every symptom.
+    /// Also show benign lines, every symptom, and every unit's runs.
     pub verbose: bool,
 }
 
 /// Renders the whole report.
 pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let mut out = String::new();
-    let layout = Layout::of(diagnosis);
+    let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
     for run in &shown {
         let _ = writeln!(out, "{}", headline(run));
@@ -76,7 +76,9 @@ struct Layout<'d> {
 }
 
 impl<'d> Layout<'d> {
-    fn of(diagnosis: &'d Diagnosis) -> Self {
+    /// The layout of `diagnosis`; `fold`: fold the quiet units (not with
+    /// `-v`, which shows every run).
+    fn of(diagnosis: &'d Diagnosis, fold: bool) -> Self {
         let mut shown = Vec::new();
         let mut folded = Vec::new();
         let mut sources: Vec<&str> = Vec::new();
@@ -95,7 +97,7 @@ impl<'d> Layout<'d> {
                     None => units.push((unit, vec![i])),
                 }
             }
-            let several = units.len() > 1;
+            let several = fold && units.len() > 1;
             let crashed = |runs: &[usize]| runs.iter().any(|&i| diagnosis.runs[i].outcome == Outcome::Crash);
             let mut quiet = Vec::new();
             for (_, runs) in units.iter().filter(|(_, runs)| crashed(runs)) {
@@ -173,7 +175,8 @@ fn headline(run: &Run) -> String {
     };
     let outcome =
         if run.outcome == Outcome::Crash { "CRASH".to_string() } else { run.outcome.name().to_string() };
-    format!("{}  {outcome}  {detail}", place(run))
+    let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
+    format!("{}{unit}  {outcome}  {detail}", place(run))
 }
 
 fn summary_table(runs: &[&Run]) -> String {
