@@ -132,6 +132,17 @@ fn the_status_block_alone_still_tells_the_cause() {
     assert!(text.contains("Active: failed (Result: oom-kill)"), "{text}");
 }
 
+/// Diagnoses `paste` as an OOM kill and returns the decisive line's text,
+/// checking that its line number points at that text in the paste.
+fn oom_kill_line_of(paste: &str) -> String {
+    let (code, report) = diagnose(paste);
+    assert_eq!(code, Some(1), "{report}");
+    let (category, line, text) = cause(&report);
+    assert_eq!(category, "host-oom-kill");
+    assert_eq!(paste.lines().nth(line as usize - 1), Some(text.as_str()));
+    text
+}
+
 #[test]
 fn hard_wrapped_and_bare_lines_in_either_order() {
     let journal = &OOM_KILL.lines().collect::<Vec<_>>()[8..];
@@ -144,22 +155,14 @@ fn hard_wrapped_and_bare_lines_in_either_order() {
             None => wrapped.push_str(&format!("{line}\n")),
         }
     }
-    let (code, report) = diagnose(&wrapped);
-    assert_eq!(code, Some(1), "{report}");
-    let (category, line, text) = cause(&report);
-    assert_eq!(category, "host-oom-kill");
-    assert_eq!(wrapped.lines().nth(line as usize - 1), Some(text.as_str()));
+    let text = oom_kill_line_of(&wrapped);
     assert!(text.starts_with("sglang-eagle3.service: A process of this unit"), "{text}");
 
     // The journal lines under the block newest first (`journalctl -r`).
     let lines: Vec<&str> = OOM_KILL.lines().collect();
     let newest_first: String =
         lines[..8].iter().chain(lines[8..].iter().rev()).map(|l| format!("{l}\n")).collect();
-    let (code, report) = diagnose(&newest_first);
-    assert_eq!(code, Some(1), "{report}");
-    let (category, line, text) = cause(&report);
-    assert_eq!(category, "host-oom-kill");
-    assert_eq!(newest_first.lines().nth(line as usize - 1), Some(text.as_str()));
+    let text = oom_kill_line_of(&newest_first);
     assert!(text.contains("A process of this unit has been killed by the OOM killer"), "{text}");
 
     // The messages with their prefixes stripped, oldest first or newest first.

@@ -55,9 +55,11 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                 super::units::MAX_UNITS
             ));
         }
-        let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
-        if !options.units.is_empty() && !named.iter().any(|n| options.units.matches(Some(n))) {
-            notices.push(options.units.no_match_notice(&named));
+        if !options.units.is_empty() {
+            let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
+            if !named.iter().any(|n| options.units.matches(Some(n))) {
+                notices.push(options.units.no_match_notice(&named));
+            }
         }
         inputs.push(InputSummary {
             name: source.name.clone(),
@@ -70,17 +72,15 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             if !options.units.is_empty() && !options.units.matches(unit.name.as_deref()) {
                 continue;
             }
+            let setting = Setting {
+                source: source_index,
+                places: Places::of(source),
+                unit: unit.name.as_deref(),
+                kills: &kill_records,
+                loose: &loose,
+            };
             let skip = options.latest.map_or(0, |n| unit.runs.len().saturating_sub(n));
-            for state in &unit.runs[skip..] {
-                let elsewhere: Vec<KillRecord<'_>> =
-                    kill_records.iter().filter(|r| !std::ptr::eq(r.run, state)).copied().collect();
-                let mut run =
-                    judge_run(rules, (source_index, Places::of(source)), state, (&elsewhere, &loose));
-                if let Some(name) = &unit.name {
-                    run.unit = Some(name.clone());
-                }
-                judged.push(run);
-            }
+            judged.extend(unit.runs[skip..].iter().map(|state| judge_run(rules, &setting, state)));
         }
         // The runs of all units, in input order.
         judged.sort_by_key(|r| r.stream_first_line);
@@ -109,6 +109,20 @@ fn headline_cause(runs: &[Run]) -> Option<RootCause> {
     let causes: Vec<&RootCause> = latest.iter().filter_map(|r| r.root_cause.as_ref()).collect();
     let identified = causes.iter().rev().find(|c| c.identified);
     identified.or(causes.last()).map(|c| (*c).clone())
+}
+
+/// Where a run is judged: its source and unit, and what other runs found
+/// that can explain its death.
+struct Setting<'s> {
+    /// The index of the source.
+    source: usize,
+    places: Places<'s>,
+    /// The unit's name, when the log names one.
+    unit: Option<&'s str>,
+    /// The memory-kill records of every run of every source.
+    kills: &'s [KillRecord<'s>],
+    /// Failures in runs no unit claims (see [`loose_failures`]).
+    loose: &'s [(usize, u64)],
 }
 
 /// A record that the kernel, systemd or a container runtime killed a
@@ -191,12 +205,8 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
     new_failure.then_some(progress)
 }
 
-fn judge_run(
-    rules: &RuleSet,
-    (source_index, places): (usize, Places<'_>),
-    run: &RunState,
-    (elsewhere, loose): (&[KillRecord<'_>], &[(usize, u64)]),
-) -> Run {
+fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
+    let places = setting.places;
     let (source, first) = places.locate(run.first_line);
     let (last_source, last) = places.locate(run.last_line);
     // In a file read bottom-up the run's first line is below its last.
@@ -206,7 +216,7 @@ fn judge_run(
         source: source.to_string(),
         first_line,
         last_line,
-        unit: run.unit.clone(),
+        unit: setting.unit.map(str::to_string).or_else(|| run.unit.clone()),
         outcome: Outcome::Unknown,
         phase: run.phase.clone(),
         ready: run.ready.as_ref().map(|r| evidence_at(places, r.line, r)),
@@ -248,7 +258,7 @@ fn judge_run(
         result.benign.push(benign(rules, places, f, why));
     }
 
-    let Some(root) = choose_root(rules, (source_index, loose), run, &active, elsewhere) else {
+    let Some(root) = choose_root(rules, setting, run, &active) else {
         result.outcome = quiet_outcome(run);
         if let Some(stop) = run.stop_line {
             for f in &active {
@@ -272,9 +282,9 @@ fn judge_run(
     for f in active.iter().filter(|f| !shown.contains(&f.line)) {
         result.symptoms.push(symptom(rules, places, f, &label));
     }
-    // The unit the root cause names is the run's, when a journal holds
-    // several units' lines.
-    if let Root::Cause(f, _) | Root::StandIn(f) = &root {
+    // In lines that name no unit, the unit the root cause names is the
+    // run's.
+    if let (None, Root::Cause(f, _) | Root::StandIn(f)) = (setting.unit, &root) {
         if let Some(unit) = &f.unit {
             result.unit = Some(unit.clone());
         }
@@ -304,10 +314,9 @@ enum Root<'a> {
 /// failure. `None` means the run did not crash.
 fn choose_root<'a>(
     rules: &RuleSet,
-    source: (usize, &[(usize, u64)]),
+    setting: &Setting<'a>,
     run: &'a RunState,
     active: &[&'a Finding],
-    elsewhere: &[KillRecord<'a>],
 ) -> Option<Root<'a>> {
     if let Some((cause, confirmed)) = select_cause(rules, run, active) {
         return Some(Root::Cause(cause, confirmed));
@@ -331,7 +340,7 @@ fn choose_root<'a>(
     });
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
-        (Some(s), _) => Some(match kill_record_for(rules, source, run, s, elsewhere) {
+        (Some(s), _) => Some(match kill_record_for(rules, setting, run, s) {
             Some((record, named)) => Root::Elsewhere(record, s, named),
             None => Root::StandIn(s),
         }),
@@ -345,29 +354,30 @@ fn choose_root<'a>(
 /// kill of a process nobody owns, just before).
 fn kill_record_for<'a>(
     rules: &RuleSet,
-    (source, loose): (usize, &[(usize, u64)]),
+    setting: &Setting<'a>,
     run: &RunState,
     stand_in: &Finding,
-    elsewhere: &[KillRecord<'a>],
 ) -> Option<(KillRecord<'a>, bool)> {
     if rules.rule(stand_in.rule).category.as_deref() != Some(UNATTRIBUTED_KILL) {
         return None;
     }
+    let unit = setting.unit.or(run.unit.as_deref());
     let names = |record: &KillRecord<'_>| {
         let pid = record.finding.pid.is_some_and(|p| run.pids.contains(&p) || stand_in.pid == Some(p));
-        let unit = record.finding.unit.is_some() && record.finding.unit == run.unit;
-        pid || unit
+        pid || record.finding.unit.as_deref().is_some_and(|u| Some(u) == unit)
     };
-    let named = elsewhere.iter().copied().find(|r| names(r)).map(|r| (r, true));
+    let elsewhere = setting.kills.iter().copied().filter(|r| !std::ptr::eq(r.run, run));
+    let named = elsewhere.clone().find(|r| names(r)).map(|r| (r, true));
+    let source = setting.source;
     named.or_else(|| {
-        let near = elsewhere.iter().copied().filter(|r| just_before(source, run, stand_in, r));
+        let near = elsewhere.filter(|r| just_before(source, run, stand_in, r));
         let record = near.max_by_key(|r| r.finding.line)?;
         // A failure of a process no unit claims, between the kill and the
         // SIGKILL, may be what the unit died of (sglang kills its own
         // process tree after a child fails): then nobody can tell.
         let between =
             |&&(s, line): &&(usize, u64)| s == source && line > record.finding.line && line < stand_in.line;
-        loose.iter().find(between).is_none().then_some((record, false))
+        setting.loose.iter().find(between).is_none().then_some((record, false))
     })
 }
 
@@ -394,8 +404,9 @@ const NEAR_LINES: u64 = 32;
 /// Is `record` a kill of a process no unit is known to own (a child that
 /// never wrote to the journal, a process the journal names only by pid,
 /// a process whose unit a short-mode journal does not say), in the same
-/// source, just before the SIGKILL of a run whose processes are unknown? systemd-oomd and the kernel name the pid they kill;
-/// systemd then names only the unit whose process died.
+/// source, just before the SIGKILL of a run whose processes are unknown?
+/// systemd-oomd and the kernel name the pid they kill; systemd then names
+/// only the unit whose process died.
 fn just_before(source: usize, run: &RunState, stand_in: &Finding, record: &KillRecord<'_>) -> bool {
     let same_source = record.source == source;
     let orphan = !record.claimed || record.finding.pid.is_none_or(|p| !record.run.pids.contains(&p));

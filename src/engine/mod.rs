@@ -34,10 +34,6 @@ pub struct JudgeOptions {
     pub units: UnitFilter,
 }
 
-/// Most runs kept per source; older ones are dropped (a restart loop can
-/// log thousands) and the report says how many.
-const MAX_RUNS: usize = 1000;
-
 #[derive(Clone)]
 struct SourceState {
     name: String,
@@ -51,18 +47,6 @@ struct SourceState {
     units: units::Units,
     /// Lines after this one start a new run (see [`Engine::launch_after`]).
     launch_after: Option<u64>,
-}
-
-/// Does an event at `first_line` begin a new run of `unit` after `run`,
-/// start marker or not? After a boot, and at the launch said to begin
-/// after a line ([`Engine::launch_after`]).
-fn forces_new_run(
-    unit: &units::UnitRuns,
-    launch_after: Option<u64>,
-    run: &RunState,
-    first_line: u64,
-) -> bool {
-    unit.boot_pending || launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
 }
 
 /// Reads events, remembers what matters, judges on demand.
@@ -175,15 +159,15 @@ impl<'r> Engine<'r> {
             _ => {}
         }
         let launch_after = source.launch_after;
-        let unit = source.units.route(event);
-        let unit = &mut source.units.list[unit];
+        let index = source.units.route(event);
+        let unit = &source.units.list[index];
         let first = event.first_line();
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
         self.scratch.skip_ready = unit
             .runs
             .last()
-            .is_some_and(|run| run.ready.is_some() && !forces_new_run(unit, launch_after, run, first));
+            .is_some_and(|run| run.ready.is_some() && !unit.forces_new_run(launch_after, run, first));
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
 
@@ -203,19 +187,14 @@ impl<'r> Engine<'r> {
         let new_run = match unit.runs.last() {
             None => true,
             Some(run) => {
-                forces_new_run(unit, launch_after, run, first)
+                unit.forces_new_run(launch_after, run, first)
                     || start_stage.is_some_and(|s| run.is_split_by_start(s))
             }
         };
         if new_run {
-            if unit.runs.len() == MAX_RUNS {
-                unit.runs.remove(0);
-                unit.dropped_runs += 1;
-            }
-            unit.runs.push(RunState::new(first));
-            unit.boot_pending = false;
+            source.units.start_run(index, first);
         }
-        let run = unit.runs.last_mut().expect("a run exists");
+        let run = source.units.list[index].runs.last_mut().expect("a run exists");
         run.last_line = run.last_line.max(event.last_line());
         if let Some(subject::Subject::Unit(unit)) = &subject {
             run.unit.get_or_insert_with(|| unit.clone());

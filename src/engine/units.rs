@@ -31,6 +31,12 @@ use crate::events::Event;
 /// forgotten to make room (a boot of cron jobs and sessions can name
 /// thousands).
 pub const MAX_UNITS: usize = 1024;
+/// Most runs kept per unit; older ones are dropped (a restart loop can log
+/// thousands) and the report says how many.
+const MAX_RUNS: usize = 1000;
+/// Most runs kept per source, over all its units: beyond it, the oldest
+/// run of the unit with the most is dropped.
+const MAX_SOURCE_RUNS: usize = 4096;
 /// Most process bindings remembered per source (oldest forgotten first).
 const MAX_BINDINGS: usize = 8192;
 /// Most started units waiting for their first process.
@@ -66,6 +72,13 @@ pub struct UnitRuns {
 }
 
 impl UnitRuns {
+    /// Does an event at `first_line` begin a new run after `run`, start
+    /// marker or not? After a boot, and at the launch said to begin after
+    /// line `launch_after` (`logdiag watch --after-line`).
+    pub fn forces_new_run(&self, launch_after: Option<u64>, run: &RunState, first_line: u64) -> bool {
+        self.boot_pending || launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
+    }
+
     /// Does the unit claim its processes: a named unit, pod or container,
     /// or the one unit of a log (not the boot's lines, nor a process no
     /// unit claimed)?
@@ -126,6 +139,8 @@ pub struct Units {
     awaiting: Vec<(UnitId, u64)>,
     /// Units with findings forgotten to stay under [`MAX_UNITS`].
     pub dropped_units: u64,
+    /// Runs kept, over all units.
+    runs_kept: usize,
 }
 
 impl Default for Units {
@@ -141,6 +156,7 @@ impl Default for Units {
             name_scans: HashMap::new(),
             awaiting: Vec::new(),
             dropped_units: 0,
+            runs_kept: 0,
         }
     }
 }
@@ -151,6 +167,26 @@ impl Units {
         for unit in &mut self.list {
             unit.boot_pending = true;
         }
+    }
+
+    /// Starts a run of unit `index` at stream line `first`, dropping the
+    /// oldest run of the unit (at [`MAX_RUNS`]) or of the source's largest
+    /// unit (at [`MAX_SOURCE_RUNS`]).
+    pub fn start_run(&mut self, index: usize, first: u64) {
+        let unit = &mut self.list[index];
+        if unit.runs.len() == MAX_RUNS {
+            unit.runs.remove(0);
+            unit.dropped_runs += 1;
+        } else if self.runs_kept == MAX_SOURCE_RUNS {
+            let largest = self.list.iter_mut().max_by_key(|u| u.runs.len()).expect("a unit");
+            largest.runs.remove(0);
+            largest.dropped_runs += 1;
+        } else {
+            self.runs_kept += 1;
+        }
+        let unit = &mut self.list[index];
+        unit.runs.push(RunState::new(first));
+        unit.boot_pending = false;
     }
 
     /// The index of the unit `event` belongs to.
@@ -307,12 +343,11 @@ impl Units {
     /// Notes an unclaimed line of the home unit.
     fn home_line(&mut self, identifier: Option<&str>) -> usize {
         let home = &mut self.list[0];
-        home.writers = match (&home.writers, identifier) {
-            (_, None) => home.writers.clone(),
-            (Writers::None, Some(name)) => Writers::One(name.to_string()),
-            (Writers::One(one), Some(name)) if one == name => home.writers.clone(),
-            _ => Writers::Many,
-        };
+        match (&home.writers, identifier) {
+            (Writers::None, Some(name)) => home.writers = Writers::One(name.to_string()),
+            (Writers::One(one), Some(name)) if one != name => home.writers = Writers::Many,
+            _ => {}
+        }
         0
     }
 
@@ -380,6 +415,7 @@ impl Units {
     /// go stale, and its processes are bound again when they next write.
     fn forget(&mut self, index: usize) {
         let gone = self.list.swap_remove(index);
+        self.runs_kept -= gone.runs.len();
         self.slots.remove(&gone.id);
         if let Some(name) = &gone.name {
             self.by_name.remove(name);
@@ -673,6 +709,28 @@ mod tests {
         assert!(filter(&["pod/llm-*"]).matches(Some("pod/llm-1/server")));
         assert!(filter(&["sglang-1"]).matches(Some("sglang-1")));
         assert!(glob("a*b*c", "aXbYbZc") && !glob("a*b*c", "aXbY") && glob("[", "["));
+    }
+
+    #[test]
+    fn runs_are_capped_per_unit_and_per_source() {
+        let mut units = Units::default();
+        for i in 0..5 {
+            units.add(&format!("u{i}.service"));
+        }
+        for line in 0..6000u64 {
+            units.start_run(1 + (line % 5) as usize, line);
+        }
+        let kept: usize = units.list.iter().map(|u| u.runs.len()).sum();
+        let dropped: u64 = units.list.iter().map(|u| u.dropped_runs).sum();
+        assert_eq!(kept, MAX_SOURCE_RUNS);
+        assert_eq!(kept as u64 + dropped, 6000);
+        // Each unit keeps its latest run.
+        assert!(units.list[1..].iter().all(|u| u.runs.last().is_some_and(|r| r.first_line >= 5995)));
+        let mut one = Units::default();
+        for line in 0..1500u64 {
+            one.start_run(0, line);
+        }
+        assert_eq!((one.list[0].runs.len(), one.list[0].dropped_runs), (MAX_RUNS, 500));
     }
 
     #[test]
