@@ -21,4 +21,5 @@ pub mod input;
 pub mod pipeline;
 pub mod report;
 pub mod rules;
+pub mod vitals;
 pub mod watch;

@@ -85,6 +85,7 @@ pub fn state_of(run: &Run) -> State {
     match run.outcome {
         Outcome::Crash => State::Crashed,
         Outcome::Stopped => State::Stopped,
+        Outcome::Hung => State::Hung,
         Outcome::Healthy | Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
             None => State::Starting,
             Some(phase::LISTENING) => State::Listening,
@@ -109,7 +110,7 @@ pub enum Until {
 }
 
 /// A reported change of state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     /// The run, as judged when its state changed.
     pub run: Run,

@@ -111,11 +111,23 @@ fn json_output_is_deterministic_and_follows_the_contract() {
     let second = run(&["--format", "json", &rel]);
     assert_eq!(first.stdout, second.stdout);
     let report = json(&first);
-    assert_eq!(report["schema"], 2);
+    assert_eq!(report["schema"], 3);
     assert_eq!(report["inputs"][0]["name"], rel.as_str(), "the name as the user gave it");
     assert!(!stdout(&first).contains(root().to_str().unwrap()), "no absolute paths");
     let run0 = &report["runs"][0];
-    for key in ["source", "first_line", "last_line", "unit", "outcome", "root_cause", "symptoms", "benign"] {
+    for key in [
+        "source",
+        "first_line",
+        "last_line",
+        "unit",
+        "outcome",
+        "root_cause",
+        "symptoms",
+        "benign",
+        "vitals",
+        "degraded",
+        "hang",
+    ] {
         assert!(run0.get(key).is_some(), "run lacks {key}");
     }
     assert_eq!(run0["unit"], "sglang-k26.service");

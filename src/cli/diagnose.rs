@@ -26,8 +26,16 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     };
     let sources = collect_sources(&paths).map_err(|e| Failure::Message(e.to_string()))?;
     let engine = read_all(&rules, &sources)?;
-    let diagnosis = engine
-        .diagnose(&JudgeOptions { latest: args.last.then_some(1), units: UnitFilter::new(&args.units) });
+    let hang_after = match &args.hang_after {
+        Some(text) => super::parse_duration(text).map_err(Failure::Message)?.as_secs_f64(),
+        None => crate::engine::HANG_AFTER_SECONDS,
+    };
+    let diagnosis = engine.diagnose(&JudgeOptions {
+        latest: args.last.then_some(1),
+        units: UnitFilter::new(&args.units),
+        degraded_below: args.degraded_below,
+        hang_after_seconds: hang_after,
+    });
     let code = diagnosis.exit_code();
     let written = match args.format {
         OutputFormat::Json => write_json(out, &diagnosis),

@@ -28,7 +28,7 @@ pub const EXIT_ERROR: i32 = 2;
     name = "logdiag",
     version,
     about = "Find why a GPU inference server crashed: reads sglang, vLLM, journal and kernel logs and names the root cause with its evidence lines.",
-    after_help = "Exit codes: 0 no crash, 1 crash with root cause identified, 3 crash with root cause not identified, 2 error.\n\nExamples:\n  journalctl -u sglang.service | logdiag -\n  logdiag sglang-server.log\n  logdiag --format json --last /var/log/sglang/",
+    after_help = "Exit codes: 0 no crash, 1 crash with root cause identified, 3 crash with root cause not identified, 5 hung (no crash), 2 error.\n\nExamples:\n  journalctl -u sglang.service | logdiag -\n  logdiag sglang-server.log\n  logdiag --format json --last /var/log/sglang/",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -68,15 +68,54 @@ struct DiagnoseArgs {
     /// Also show every symptom, the benign lines and why, and every unit.
     #[arg(short, long)]
     verbose: bool,
+    /// A run is degraded when its generation speed per running request is
+    /// below this share of an earlier run's at comparable load.
+    #[arg(long, value_name = "SHARE", default_value_t = crate::engine::DEGRADED_BELOW, value_parser = share)]
+    degraded_below: f64,
+    /// A run whose last progress line showed requests running or waiting
+    /// is hung when its log goes on this long without progress (by the
+    /// log's time stamps) [default: 10m].
+    #[arg(long, value_name = "DUR")]
+    hang_after: Option<String>,
     #[command(flatten)]
     rules: RuleArgs,
+}
+
+/// A share between 0 and 1.
+fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!("'{text}' is not a share between 0 and 1 (e.g. 0.5)")),
+    }
+}
+
+/// Reads a duration: `30s`, `5m`, `1h`, `250ms`, or plain seconds.
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+        Some(at) => (&text[..at], &text[at..]),
+        None => (text, "s"),
+    };
+    let value: f64 =
+        number.parse().map_err(|_| format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" | "sec" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)")),
+    };
+    if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
+        return Err(format!("invalid duration '{text}'"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 enum OutputFormat {
     /// For people.
     Text,
-    /// For scripts (schema 2).
+    /// For scripts (schema 3).
     Json,
 }
 

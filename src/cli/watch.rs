@@ -18,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
-use super::{load_rules, Failure, OutputFormat, WatchArgs};
+use super::{load_rules, parse_duration, Failure, OutputFormat, WatchArgs};
 use crate::engine::diagnosis::{Evidence, Run};
 use crate::engine::{Engine, JudgeOptions, UnitFilter};
 use crate::events::Event;
@@ -76,7 +76,12 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure>
     let started_at = Instant::now();
     let mut judge = Judge {
         engine,
-        judging: JudgeOptions { latest: Some(JUDGED_RUNS), units: UnitFilter::new(&args.units) },
+        judging: JudgeOptions {
+            latest: Some(JUDGED_RUNS),
+            units: UnitFilter::new(&args.units),
+            hang_after_seconds: hang_after.as_secs_f64(),
+            ..JudgeOptions::default()
+        },
         watcher: Watcher::new(options),
         source,
         path,
@@ -387,28 +392,6 @@ fn state_detail(change: &Change) -> String {
         (State::Listening, _) => " — up, but no generation proven yet".to_string(),
         _ => String::new(),
     }
-}
-
-/// `30s`, `5m`, `1h`, `250ms`, or plain seconds (`90`, `1.5`).
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(at) => (&text[..at], &text[at..]),
-        None => (text, "s"),
-    };
-    let value: f64 =
-        number.parse().map_err(|_| format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" | "sec" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)")),
-    };
-    if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
-        return Err(format!("invalid duration '{text}'"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[cfg(test)]

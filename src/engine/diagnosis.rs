@@ -6,8 +6,11 @@
 
 use serde::Serialize;
 
+use crate::vitals::args::ChangedArg;
+use crate::vitals::Vitals;
+
 /// The JSON schema version.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// The phases a run reaches once its server is up (`runs[].phase`);
 /// before that, a start-up phase (`loading-weights`, …) named by a rule.
@@ -27,7 +30,9 @@ pub mod phase {
 pub enum Verdict {
     /// Some judged run crashed.
     Crash,
-    /// No judged run crashed.
+    /// No judged run crashed, and one hung.
+    Hung,
+    /// No judged run crashed or hung.
     NoCrash,
 }
 
@@ -43,6 +48,10 @@ pub enum Outcome {
     Starting,
     /// An operator stopped it.
     Stopped,
+    /// Its last progress line showed work pending, and the log went on
+    /// without progress for the hang time (whether or not an operator then
+    /// stopped it).
+    Hung,
     /// Nothing tells.
     Unknown,
 }
@@ -55,6 +64,7 @@ impl Outcome {
             Outcome::Healthy => "healthy",
             Outcome::Starting => "starting",
             Outcome::Stopped => "stopped",
+            Outcome::Hung => "hung",
             Outcome::Unknown => "unknown",
         }
     }
@@ -163,7 +173,7 @@ pub struct Benign {
 }
 
 /// One launch of the program, judged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Run {
     /// Source name.
     pub source: String,
@@ -193,10 +203,71 @@ pub struct Run {
     /// files): its identity while following a log.
     #[serde(skip)]
     pub stream_first_line: u64,
+    /// What its progress lines said; null when it wrote none.
+    pub vitals: Option<Vitals>,
+    /// Its generation speed collapsed; null when it did not.
+    pub degraded: Option<Degraded>,
+    /// How it hung, when its outcome is `hung`.
+    pub hang: Option<Hang>,
     /// The last progress line that reports the server's work (for hang
     /// detection while following a log).
     #[serde(skip)]
     pub work: Option<Work>,
+}
+
+/// A run whose generation speed per running request fell below a share
+/// (`--degraded-below`) of what the same server did before at comparable
+/// load.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Degraded {
+    /// What fell.
+    pub metric: String,
+    /// Its median before.
+    pub before: f64,
+    /// Its median after.
+    pub after: f64,
+    /// `after / before - 1` (-0.94: 94% slower).
+    pub change: f64,
+    /// The run it is compared with (1-based index in `runs`; this run's own
+    /// index when it slowed down within itself; null when that run is not
+    /// in the report, as with `--last`).
+    pub vs_run: Option<usize>,
+    /// Median requests running, before and after.
+    pub running: Compared,
+    /// Median generated tokens per second, before and after.
+    pub generation_tok_s: Compared,
+    /// A typical progress line before, then one after.
+    pub evidence: Vec<Evidence>,
+    /// The launch arguments that differ from the earlier run's (none within
+    /// one run).
+    pub changed_args: Vec<ChangedArg>,
+    /// The stream line where the compared run starts (to find `vs_run`).
+    #[serde(skip)]
+    pub vs_stream_line: u64,
+}
+
+/// A figure before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Compared {
+    /// Before.
+    pub before: f64,
+    /// After.
+    pub after: f64,
+}
+
+/// How a run hung.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hang {
+    /// The last progress line: work was pending.
+    pub last_progress: Evidence,
+    /// Requests running then.
+    pub running: Option<u64>,
+    /// Requests waiting then.
+    pub queued: Option<u64>,
+    /// Seconds from it to the run's last line, by the log's stamps.
+    pub silent_seconds: u64,
+    /// The run's last line.
+    pub last_line: u64,
 }
 
 /// The last progress line that reports requests running and waiting.
@@ -225,7 +296,7 @@ pub struct InputSummary {
 }
 
 /// The whole diagnosis.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diagnosis {
     /// Always [`SCHEMA`].
     pub schema: u32,
@@ -241,10 +312,11 @@ pub struct Diagnosis {
 
 impl Diagnosis {
     /// The process exit code: 0 no crash, 1 crash with an identified root
-    /// cause, 3 crash whose root cause is not identified.
+    /// cause, 3 crash whose root cause is not identified, 5 hung.
     pub fn exit_code(&self) -> i32 {
         match (self.verdict, &self.root_cause) {
             (Verdict::NoCrash, _) => 0,
+            (Verdict::Hung, _) => 5,
             (Verdict::Crash, Some(cause)) if cause.identified => 1,
             (Verdict::Crash, _) => 3,
         }

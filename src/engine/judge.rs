@@ -21,11 +21,12 @@ use super::diagnosis::{
     Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, Work,
     SCHEMA,
 };
+use super::health;
 use super::place::Places;
-use super::progress;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
+use crate::vitals::progress;
 
 /// The category a memory kill record confirms a SIGKILL as.
 const OOM_KILL: &str = "host-oom-kill";
@@ -78,21 +79,42 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                 unit: unit.name.as_deref(),
                 kills: &kill_records,
                 loose: &loose,
+                hang_after: options.hang_after_seconds,
             };
+            // Every run is judged: a later run's speed is compared with
+            // earlier ones, whether or not they are reported.
+            let mut all: Vec<Run> = unit.runs.iter().map(|state| judge_run(rules, &setting, state)).collect();
+            health::judge_collapses(setting.places, &unit.runs, &mut all, options.degraded_below);
             let skip = options.latest.map_or(0, |n| unit.runs.len().saturating_sub(n));
-            judged.extend(unit.runs[skip..].iter().map(|state| judge_run(rules, &setting, state)));
+            judged.extend(all.into_iter().skip(skip));
         }
         // The runs of all units, in input order.
         judged.sort_by_key(|r| r.stream_first_line);
         runs.extend(judged);
     }
-    let crashed = runs.iter().any(|r| r.outcome == Outcome::Crash);
-    Diagnosis {
-        schema: SCHEMA,
-        verdict: if crashed { Verdict::Crash } else { Verdict::NoCrash },
-        root_cause: headline_cause(&runs),
-        inputs,
-        runs,
+    number_compared_runs(&mut runs);
+    let verdict = if runs.iter().any(|r| r.outcome == Outcome::Crash) {
+        Verdict::Crash
+    } else if runs.iter().any(|r| r.outcome == Outcome::Hung) {
+        Verdict::Hung
+    } else {
+        Verdict::NoCrash
+    };
+    Diagnosis { schema: SCHEMA, verdict, root_cause: headline_cause(&runs), inputs, runs }
+}
+
+/// Points each collapse at the run it is compared with, by its place in
+/// the report.
+fn number_compared_runs(runs: &mut [Run]) {
+    let places: Vec<(String, u64)> = runs.iter().map(|r| (r.source.clone(), r.stream_first_line)).collect();
+    for run in runs.iter_mut() {
+        let source = run.source.clone();
+        if let Some(degraded) = run.degraded.as_mut() {
+            degraded.vs_run = places
+                .iter()
+                .position(|(s, first)| *s == source && *first == degraded.vs_stream_line)
+                .map(|i| i + 1);
+        }
     }
 }
 
@@ -123,6 +145,8 @@ struct Setting<'s> {
     kills: &'s [KillRecord<'s>],
     /// Failures in runs no unit claims (see [`loose_failures`]).
     loose: &'s [(usize, u64)],
+    /// Seconds without progress, work pending, that make a run hung.
+    hang_after: f64,
 }
 
 /// A record that the kernel, systemd or a container runtime killed a
@@ -231,6 +255,9 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                 evidence_at(places, w.line, &EvidenceLine { line: w.line, text: w.text.clone(), cut: 0 });
             Some(Work { evidence, stream_line: w.line, pending: figures.work_pending() })
         }),
+        vitals: run.vitals.as_deref().and_then(|v| v.summary()).map(|v| in_source_lines(places, v)),
+        degraded: None,
+        hang: None,
     };
     if let Some(cut) = &run.cut_traceback {
         result.notices.push(cut_notice(places, cut));
@@ -260,6 +287,12 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
 
     let Some(root) = choose_root(rules, setting, run, &active) else {
         result.outcome = quiet_outcome(run);
+        // A hang then a stop (the operator's, systemd's stop timeout and
+        // its SIGKILL) is a hang.
+        if let Some(hang) = health::hang(places, run, setting.hang_after) {
+            result.outcome = Outcome::Hung;
+            result.hang = Some(hang);
+        }
         if let Some(stop) = run.stop_line {
             for f in &active {
                 let why = format!("a consequence of the orderly stop seen at {}", places.cite(stop));
@@ -530,7 +563,18 @@ const UNRECOGNISED_HINT: &str =
 the root); if it is a known problem, add a rule for it (rules/README.md).";
 
 /// Evidence for stream line `line`, named by its own file and number.
-fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
+/// Vitals with line numbers of the run's source file instead of the
+/// stream (they differ after a rotated file).
+fn in_source_lines(places: Places<'_>, mut vitals: crate::vitals::Vitals) -> crate::vitals::Vitals {
+    vitals.active.first_line = places.locate(vitals.active.first_line).1;
+    vitals.active.last_line = places.locate(vitals.active.last_line).1;
+    for point in &mut vitals.series {
+        point.line = places.locate(point.line).1;
+    }
+    vitals
+}
+
+pub(super) fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
     let (source, number) = places.locate(line);
     Evidence { source: source.to_string(), line: number, text: kept.text.clone(), cut_bytes: kept.cut }
 }

@@ -8,11 +8,12 @@
 //! symptoms, benign lines, confidence.
 
 pub mod diagnosis;
+mod health;
 mod judge;
 mod place;
 pub use place::Reversal;
 pub use units::UnitFilter;
-pub mod progress;
+
 mod run;
 mod subject;
 mod units;
@@ -20,18 +21,41 @@ mod units;
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{Format, FormatSet, Separator};
 use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
+use crate::vitals::{self, args, clock, progress};
 
 pub use diagnosis::Diagnosis;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
 
 /// How to judge.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct JudgeOptions {
     /// Judge only this many of the latest runs of each unit of each source
     /// (`--last` is 1); all when `None`.
     pub latest: Option<usize>,
     /// Judge only the units these patterns name (`--unit`); all when empty.
     pub units: UnitFilter,
+    /// A run is degraded when it keeps less than this share of an earlier
+    /// run's generation speed per request (`--degraded-below`).
+    pub degraded_below: f64,
+    /// A run is hung when its last progress line showed work pending and
+    /// its lines went on this many seconds without progress (`--hang-after`).
+    pub hang_after_seconds: f64,
+}
+
+/// The default of `--degraded-below`.
+pub const DEGRADED_BELOW: f64 = 0.5;
+/// The default of `--hang-after`, in seconds.
+pub const HANG_AFTER_SECONDS: f64 = 600.0;
+
+impl Default for JudgeOptions {
+    fn default() -> Self {
+        JudgeOptions {
+            latest: None,
+            units: UnitFilter::default(),
+            degraded_below: DEGRADED_BELOW,
+            hang_after_seconds: HANG_AFTER_SECONDS,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -221,8 +245,21 @@ impl<'r> Engine<'r> {
                 progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
             }
         }
-        if progress && progress::is_progress_line(event.lines[0].message()) {
-            run.note_work(&event.lines[0]);
+        if let Some(time) = event.time() {
+            run.last_stamp.set(time);
+        }
+        let opening = &event.lines[0];
+        let message = opening.message();
+        if progress && progress::is_progress_line(message) {
+            if let Some(figures) = progress::figures(message) {
+                run.note_work(opening);
+                let at = event.time().and_then(clock::parse);
+                run.vitals.get_or_insert_default().record(&figures, opening.number, at, &opening.text);
+            }
+        } else if args::is_args_line(message) {
+            run.args.get_or_insert_default().read(message);
+        } else if vitals::is_preemption(message) {
+            run.vitals.get_or_insert_default().note_preemption();
         }
         // Most events are one record that at most marks progress: nothing
         // below concerns them.

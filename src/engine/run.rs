@@ -5,6 +5,9 @@ use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::subject::Subject;
 use crate::events::EventLine;
 use crate::rules::{MarkerKind, Role};
+use crate::vitals::args::LaunchArgs;
+use crate::vitals::clock::LastStamp;
+use crate::vitals::Recorder;
 
 /// Most findings kept per run and role; later ones are counted, not kept.
 pub const MAX_FINDINGS: usize = 64;
@@ -185,6 +188,12 @@ pub struct RunState {
     pub failures: Vec<Failure>,
     /// A traceback cut by the end of input.
     pub cut_traceback: Option<CutTraceback>,
+    /// What its progress lines said (none until one came).
+    pub vitals: Option<Box<Recorder>>,
+    /// The arguments it was launched with, when it printed them.
+    pub args: Option<Box<LaunchArgs>>,
+    /// The stamp of its latest line.
+    pub last_stamp: LastStamp,
 }
 
 impl RunState {
@@ -212,6 +221,9 @@ impl RunState {
             dropped: 0,
             failures: Vec::new(),
             cut_traceback: None,
+            vitals: None,
+            args: None,
+            last_stamp: LastStamp::default(),
         }
     }
 

@@ -5,6 +5,7 @@
 
 pub mod escape;
 mod text;
+mod vitals;
 
 use std::io::{self, Write};
 

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use comfy_table::{presets, ContentArrangement, Table};
 
 use super::escape::{clip, for_terminal};
+use super::vitals::{degraded_details, duration, hang_details, throughput_block};
 use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict};
 
 /// Longest log line shown in text output (JSON keeps whole lines).
@@ -26,8 +27,12 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let mut out = String::new();
     let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
+    // A run's number in this report, from its 1-based index in `runs`.
+    let number_of = |index: Option<usize>| {
+        index.and_then(|i| layout.shown.iter().position(|&s| s + 1 == i)).map(|p| p + 1)
+    };
     for run in &shown {
-        let _ = writeln!(out, "{}", headline(run));
+        let _ = writeln!(out, "{}", headline(run, number_of));
     }
     for (source, units) in &layout.folded {
         let _ = writeln!(out, "{}", folded_line(source, units));
@@ -37,14 +42,22 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     }
     out.push('\n');
     out.push_str(&summary_table(&shown));
+    let numbered: Vec<(usize, &Run)> = shown.iter().enumerate().map(|(i, r)| (i + 1, *r)).collect();
+    let throughput = throughput_block(&numbered);
+    if !throughput.is_empty() {
+        out.push('\n');
+        out.push_str(&throughput);
+    }
     out.push('\n');
     for (index, run) in shown.iter().enumerate() {
-        let show = run.outcome == Outcome::Crash
+        let show = matches!(run.outcome, Outcome::Crash | Outcome::Hung)
+            || run.degraded.is_some()
             || !run.notices.is_empty()
             || (options.verbose && !run.benign.is_empty());
         if show {
             out.push('\n');
-            run_details(&mut out, index + 1, run, options);
+            let vs = run.degraded.as_ref().and_then(|d| number_of(d.vs_run));
+            run_details(&mut out, index + 1, run, vs, options);
         }
     }
     for input in &diagnosis.inputs {
@@ -54,6 +67,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     }
     let verdict = match diagnosis.verdict {
         Verdict::Crash => "crash",
+        Verdict::Hung => "hung",
         Verdict::NoCrash => "no crash",
     };
     let _ = writeln!(out, "\nverdict: {verdict} (exit {})", diagnosis.exit_code());
@@ -150,7 +164,7 @@ fn place(run: &Run) -> String {
     format!("{}:{}-{}", for_terminal(&run.source), run.first_line, run.last_line)
 }
 
-fn headline(run: &Run) -> String {
+fn headline(run: &Run, number_of: impl Fn(Option<usize>) -> Option<usize>) -> String {
     let detail = match (&run.root_cause, run.outcome) {
         (Some(cause), _) => format!(
             "{} [{}, {} confidence]",
@@ -171,12 +185,30 @@ fn headline(run: &Run) -> String {
             None => "starting up, not ready yet, nothing fatal".to_string(),
         },
         (None, Outcome::Stopped) => "stopped in an orderly way".to_string(),
+        (None, Outcome::Hung) => match &run.hang {
+            Some(hang) => format!(
+                "work pending at line {} and no progress for {} after it",
+                hang.last_progress.line,
+                duration(hang.silent_seconds)
+            ),
+            None => "work pending and no progress since".to_string(),
+        },
         (None, _) => "no sign of a crash (no start, ready or progress lines to judge it by)".to_string(),
     };
-    let outcome =
-        if run.outcome == Outcome::Crash { "CRASH".to_string() } else { run.outcome.name().to_string() };
+    let outcome = match run.outcome {
+        Outcome::Crash => "CRASH".to_string(),
+        Outcome::Hung => "HUNG".to_string(),
+        other => other.name().to_string(),
+    };
+    let collapse = run.degraded.as_ref().map(|d| {
+        let against = match number_of(d.vs_run) {
+            Some(number) => format!("run {number}"),
+            None => "an earlier run".to_string(),
+        };
+        format!("; DEGRADED: {:.0}% slower per request than {against}", -d.change * 100.0)
+    });
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
-    format!("{}{unit}  {outcome}  {detail}", place(run))
+    format!("{}{unit}  {outcome}  {detail}{}", place(run), collapse.unwrap_or_default())
 }
 
 fn summary_table(runs: &[&Run]) -> String {
@@ -212,13 +244,27 @@ fn shown_line(text: &str) -> String {
 /// as the full report shows them.
 pub fn render_run(run: &Run, options: &TextOptions) -> String {
     let mut out = String::new();
-    run_details(&mut out, 1, run, options);
+    run_details(&mut out, 1, run, None, options);
     out
 }
 
-fn run_details(out: &mut String, number: usize, run: &Run, options: &TextOptions) {
+/// `vs_number`: the number of the run a collapse is compared with.
+fn run_details(out: &mut String, number: usize, run: &Run, vs_number: Option<usize>, options: &TextOptions) {
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
-    let _ = writeln!(out, "Run {number}: {}{unit}: {}", place(run), run.outcome.name());
+    let degraded = if run.degraded.is_some() { ", degraded" } else { "" };
+    let _ = writeln!(out, "Run {number}: {}{unit}: {}{degraded}", place(run), run.outcome.name());
+    if let Some(hang) = &run.hang {
+        hang_details(out, hang);
+        let _ =
+            writeln!(out, "  > {:>6} │ {}", hang.last_progress.line, shown_line(&hang.last_progress.text));
+    }
+    if let Some(collapse) = &run.degraded {
+        degraded_details(out, collapse, vs_number, options.verbose);
+        out.push_str("  Evidence:\n");
+        for e in &collapse.evidence {
+            let _ = writeln!(out, "    {:>6} │ {}", e.line, shown_line(&e.text));
+        }
+    }
     if let Some(cause) = &run.root_cause {
         let _ = writeln!(out, "  Root cause: {}", for_terminal(&cause.title));
         let rule = cause.rule.as_deref().unwrap_or("no rule");

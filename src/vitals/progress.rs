@@ -15,7 +15,6 @@ use nom::branch::alt;
 use nom::bytes::complete::{tag, take_until, take_while1};
 use nom::character::complete::{char, digit1, space0};
 use nom::combinator::opt;
-use nom::multi::separated_list1;
 use nom::number::complete::double;
 use nom::sequence::{delimited, terminated};
 use nom::{IResult, Parser};
@@ -42,6 +41,13 @@ pub struct Figures {
     pub queued: Option<u64>,
     /// Generated tokens per second.
     pub generation: Option<f64>,
+    /// Share of the KV cache (token pool) in use, 0 to 1: sglang `token
+    /// usage` (`full token usage` with sliding-window layers), vLLM `GPU KV
+    /// cache usage` (a percentage).
+    pub usage: Option<f64>,
+    /// Whether the batch ran as a captured CUDA (or NPU) graph: sglang
+    /// `cuda graph: True`.
+    pub graph: Option<bool>,
 }
 
 impl Figures {
@@ -67,25 +73,51 @@ pub fn is_progress_line(message: &str) -> bool {
 /// The figures of a progress line, or `None` if `message` is not one.
 pub fn figures(message: &str) -> Option<Figures> {
     let (fields, kind) = header(message.trim_end())?;
-    let fields = fields.trim_end_matches([',', ' ', '.']);
-    let (_, list) = separated_list1(tag(", "), field).parse(fields).ok()?;
-    let value = |keys: &[&str]| list.iter().find(|(key, _)| keys.contains(key)).map(|(_, value)| *value);
-    let count = |keys: &[&str]| value(keys).and_then(leading_number).map(|n| n as u64);
-    let figures = match kind {
-        ProgressKind::Stats => Figures {
-            kind,
-            running: count(&["Running"]),
-            queued: count(&["Waiting", "Pending"]),
-            generation: value(&["Avg generation throughput"]).and_then(leading_number),
-        },
-        ProgressKind::Prefill | ProgressKind::Decode => Figures {
-            kind,
-            running: count(&["#running-req"]),
-            queued: count(&["#queue-req"]),
-            generation: value(&["gen throughput (token/s)"]).and_then(leading_number),
-        },
-    };
-    Some(figures)
+    let mut rest = fields.trim_end_matches([',', ' ', '.']);
+    let mut figures =
+        Figures { kind, running: None, queued: None, generation: None, usage: None, graph: None };
+    let mut any = false;
+    while !rest.is_empty() {
+        // What follows a field that does not read as `key: value` is left
+        // unread (a later release's field of another shape).
+        let Ok((after, (key, value))) = field(rest) else { break };
+        any = true;
+        figures.take(key, value);
+        rest = after.strip_prefix(", ").unwrap_or("");
+    }
+    any.then_some(figures)
+}
+
+impl Figures {
+    /// Reads one field, if it is one of those kept. Keys are whole:
+    /// `#token` is not `#new-token`, `token usage` not `swa token usage`.
+    fn take(&mut self, key: &str, value: &str) {
+        let count = || leading_number(value).map(|n| n as u64);
+        match (self.kind, key) {
+            (ProgressKind::Stats, "Running")
+            | (ProgressKind::Prefill | ProgressKind::Decode, "#running-req") => self.running = count(),
+            (ProgressKind::Stats, "Waiting" | "Pending")
+            | (ProgressKind::Prefill | ProgressKind::Decode, "#queue-req") => self.queued = count(),
+            (ProgressKind::Stats, "Avg generation throughput")
+            | (ProgressKind::Prefill | ProgressKind::Decode, "gen throughput (token/s)") => {
+                self.generation = leading_number(value)
+            }
+            (ProgressKind::Stats, "GPU KV cache usage" | "KV cache usage") => {
+                self.usage = leading_number(value).map(|percent| percent / 100.0)
+            }
+            (ProgressKind::Prefill | ProgressKind::Decode, "token usage" | "full token usage") => {
+                self.usage = leading_number(value)
+            }
+            (ProgressKind::Prefill | ProgressKind::Decode, "cuda graph" | "npu graph") => {
+                self.graph = match value {
+                    "True" => Some(true),
+                    "False" => Some(false),
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The header, up to the field list: sglang `Decode batch.`, `Decode
