@@ -9,32 +9,38 @@ use super::judge::evidence_at;
 use super::place::Places;
 use super::run::{EvidenceLine, RunState};
 use crate::vitals::collapse::{self, Level};
-use crate::vitals::{progress, round, Recorder};
+use crate::vitals::{round, Recorder};
 
 /// What the collapse is measured in.
 const METRIC: &str = "generation tok/s per running request";
 
-/// How `run` hung: its last progress line showed requests running or
-/// waiting, it is the last sign of progress of the run, and the run's
-/// lines went on for `hang_after` seconds or more after it (by the log's
-/// stamps). Lines of other units do not count: an idle server prints
-/// nothing, and the last batch line of a finished burst still counts the
-/// requests it was finishing.
+/// How `run` hung: its last progress line that showed work advancing
+/// left requests running or waiting, every progress line since still
+/// showed them (vLLM writes its stats line on a timer, also when nothing
+/// moves), nothing else showed progress after it, and the run's lines went
+/// on for `hang_after` seconds or more (by the log's stamps). Lines of
+/// other units do not count: an idle server prints nothing, and the last
+/// batch line of a finished burst still counts the requests it was
+/// finishing.
 pub fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang> {
     let recorder = run.vitals.as_deref()?;
-    let last = recorder.last?;
-    if !recorder.last_pending || run.own_progress() != Some(last.line) {
+    let advance = recorder.last_advance()?;
+    let line = advance.moment.line;
+    if !recorder.stuck_with_work() || run.last_plain_progress.is_some_and(|p| p > line) {
         return None;
     }
-    let silent = run.last_stamp.stamp()?.since(last.at?)?;
+    // Progress that systemd saw after the process ended is not its own.
+    if run.own_progress().is_some_and(|p| p < line) {
+        return None;
+    }
+    let silent = run.last_seen()?.since(advance.moment.at()?)?;
     if silent < hang_after {
         return None;
     }
-    let work = run.work.as_ref().filter(|w| w.line == last.line)?;
-    let figures = progress::figures(work.message())?;
-    let line = EvidenceLine { line: work.line, text: work.text.clone(), cut: 0 };
+    let kept = EvidenceLine { line, text: advance.text.clone(), cut: 0 };
+    let figures = advance.figures()?;
     Some(Hang {
-        last_progress: evidence_at(places, work.line, &line),
+        last_progress: evidence_at(places, line, &kept),
         running: figures.running,
         queued: figures.queued,
         silent_seconds: silent.round() as u64,

@@ -26,7 +26,6 @@ use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{category, Role, RuleSet};
-use crate::vitals::progress;
 
 /// The category a memory kill record confirms a SIGKILL as.
 const OOM_KILL: &str = "host-oom-kill";
@@ -249,11 +248,12 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         benign: Vec::new(),
         notices: Vec::new(),
         stream_first_line: run.first_line,
-        work: run.work.as_ref().and_then(|w| {
-            let figures = progress::figures(w.message())?;
+        work: run.vitals.as_deref().and_then(|v| {
+            let advance = v.last_advance()?;
+            let line = advance.moment.line;
             let evidence =
-                evidence_at(places, w.line, &EvidenceLine { line: w.line, text: w.text.clone(), cut: 0 });
-            Some(Work { evidence, stream_line: w.line, pending: figures.work_pending() })
+                evidence_at(places, line, &EvidenceLine { line, text: advance.text.clone(), cut: 0 });
+            Some(Work { evidence, stream_line: line, pending: v.stuck_with_work() })
         }),
         vitals: run.vitals.as_deref().and_then(|v| v.summary()).map(|v| in_source_lines(places, v)),
         degraded: None,

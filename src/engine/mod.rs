@@ -21,7 +21,7 @@ mod units;
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{Format, FormatSet, Separator};
 use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
-use crate::vitals::{self, args, clock, progress};
+use crate::vitals::{self, args, progress};
 
 pub use diagnosis::Diagnosis;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
@@ -245,17 +245,26 @@ impl<'r> Engine<'r> {
                 progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
             }
         }
-        if let Some(time) = event.time() {
-            run.last_stamp.set(time);
-        }
         let opening = &event.lines[0];
         let message = opening.message();
-        if progress && progress::is_progress_line(message) {
-            if let Some(figures) = progress::figures(message) {
-                run.note_work(opening);
-                let at = event.time().and_then(clock::parse);
-                run.vitals.get_or_insert_default().record(&figures, opening.number, at, &opening.text);
-            }
+        let progress_kind = if progress { progress::kind_of(message) } else { None };
+        // A progress line's stamp is kept with it ([`vitals::Recorder`]).
+        if let Some(time) = event.time().filter(|_| progress_kind.is_none()) {
+            run.last_stamp.set(time);
+            run.last_stamp_line = opening.number;
+        }
+        if let Some(kind) = progress_kind {
+            let message_at = opening.message_span.0 as usize;
+            let line = vitals::Line {
+                kind,
+                line: opening.number,
+                time: event.time(),
+                text: &opening.text,
+                message_at,
+            };
+            run.vitals.get_or_insert_default().record(line);
+        } else if progress {
+            run.last_plain_progress = Some(opening.number.max(run.last_plain_progress.unwrap_or(0)));
         } else if args::is_args_line(message) {
             run.args.get_or_insert_default().read(message);
         } else if vitals::is_preemption(message) {

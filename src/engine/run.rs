@@ -6,7 +6,7 @@ use super::subject::Subject;
 use crate::events::EventLine;
 use crate::rules::{MarkerKind, Role};
 use crate::vitals::args::LaunchArgs;
-use crate::vitals::clock::LastStamp;
+use crate::vitals::clock::PrintedStamp;
 use crate::vitals::Recorder;
 
 /// Most findings kept per run and role; later ones are counted, not kept.
@@ -119,25 +119,6 @@ pub struct CutTraceback {
     pub innermost: Option<String>,
 }
 
-/// The last progress line that reports the server's work (requests
-/// running and waiting): a hang is judged by it.
-#[derive(Debug, Clone, Default)]
-pub struct WorkLine {
-    /// Its line number.
-    pub line: u64,
-    /// The line as printed.
-    pub text: String,
-    /// Where its message is in `text`.
-    pub message_span: (u32, u32),
-}
-
-impl WorkLine {
-    /// The message (prefixes removed).
-    pub fn message(&self) -> &str {
-        self.text.get(self.message_span.0 as usize..self.message_span.1 as usize).unwrap_or("")
-    }
-}
-
 /// One run's state.
 #[derive(Debug, Clone)]
 pub struct RunState {
@@ -168,8 +149,9 @@ pub struct RunState {
     /// later progress can be the ended process's (it is a paste in
     /// reverse order, or a new process whose start was not logged).
     pub progress_before_exit: Option<u64>,
-    /// The last progress line that reports requests running and waiting.
-    pub work: Option<WorkLine>,
+    /// The last progress or ready marker on a line that is not a server's
+    /// progress line (an answered request, a start-up phase).
+    pub last_plain_progress: Option<u64>,
     /// First operator stop marker.
     pub stop_line: Option<u64>,
     /// Last line that recorded a death (an exit marker or a terminal
@@ -192,8 +174,11 @@ pub struct RunState {
     pub vitals: Option<Box<Recorder>>,
     /// The arguments it was launched with, when it printed them.
     pub args: Option<Box<LaunchArgs>>,
-    /// The stamp of its latest line.
-    pub last_stamp: LastStamp,
+    /// The stamp of its latest line that is not a progress line (those
+    /// keep their own), and that line.
+    pub last_stamp: PrintedStamp,
+    /// See [`Self::last_stamp`].
+    pub last_stamp_line: u64,
 }
 
 impl RunState {
@@ -212,7 +197,7 @@ impl RunState {
             last_progress: None,
             unit_exit: None,
             progress_before_exit: None,
-            work: None,
+            last_plain_progress: None,
             stop_line: None,
             last_terminal: None,
             terminal_after_progress: None,
@@ -223,7 +208,8 @@ impl RunState {
             cut_traceback: None,
             vitals: None,
             args: None,
-            last_stamp: LastStamp::default(),
+            last_stamp: PrintedStamp::default(),
+            last_stamp_line: 0,
         }
     }
 
@@ -312,24 +298,20 @@ impl RunState {
         }
     }
 
-    /// Records a progress line that reports the server's work.
-    pub fn note_work(&mut self, line: &EventLine) {
-        let work = self.work.get_or_insert_with(WorkLine::default);
-        work.line = line.number;
-        work.text.clear();
-        // A progress line is short; an absurd one is kept only in part (its
-        // message then reads as empty, and gives no figures).
-        let mut end = line.text.len().min(MAX_EXCERPT_BYTES);
-        while !line.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        work.text.push_str(&line.text[..end]);
-        work.message_span = line.message_span;
-    }
-
     /// Records that systemd said the unit's process ended at `line`.
     pub fn note_unit_exit(&mut self, line: u64) {
         self.unit_exit.get_or_insert(line);
+    }
+
+    /// The stamp of the run's latest line that had one.
+    pub fn last_seen(&self) -> Option<crate::vitals::clock::Stamp> {
+        let progress = self.vitals.as_deref().and_then(|v| v.latest()).map(|l| &l.moment);
+        match progress {
+            Some(moment) if moment.line > self.last_stamp_line || self.last_stamp.stamp().is_none() => {
+                moment.at().or_else(|| self.last_stamp.stamp())
+            }
+            _ => self.last_stamp.stamp(),
+        }
     }
 
     /// The last progress that the run's process itself could have made:

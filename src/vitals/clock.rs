@@ -35,11 +35,11 @@ impl Stamp {
     }
 }
 
-/// The latest stamp of a run as printed, kept without reading it: a run
-/// sees every one of its lines' stamps and needs only the last, read once
-/// when the run is judged.
+/// A stamp as printed, kept without reading it: a run sees every one of
+/// its lines' stamps and needs few of them (its last, those of the lines
+/// it keeps), read only when they are needed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LastStamp {
+pub struct PrintedStamp {
     bytes: [u8; LAST_STAMP_BYTES],
     len: u8,
 }
@@ -47,15 +47,25 @@ pub struct LastStamp {
 /// Longest stamp kept (an RFC 3339 stamp with nanoseconds and a zone is 35).
 const LAST_STAMP_BYTES: usize = 40;
 
-impl Default for LastStamp {
+impl Default for PrintedStamp {
     fn default() -> Self {
-        LastStamp { bytes: [0; LAST_STAMP_BYTES], len: 0 }
+        PrintedStamp { bytes: [0; LAST_STAMP_BYTES], len: 0 }
     }
 }
 
-impl LastStamp {
-    /// Remembers `printed` as the latest stamp (a longer one is not a stamp
-    /// this module reads, and is forgotten).
+impl PrintedStamp {
+    /// The stamp printed as `printed` (a longer one is not a stamp this
+    /// module reads, and is kept as none).
+    pub fn of(printed: Option<&str>) -> Self {
+        let mut kept = PrintedStamp::default();
+        if let Some(printed) = printed {
+            kept.set(printed);
+        }
+        kept
+    }
+
+    /// Remembers `printed` as the stamp (a longer one is not a stamp this
+    /// module reads, and is forgotten).
     pub fn set(&mut self, printed: &str) {
         let len = printed.len();
         if len > LAST_STAMP_BYTES {
@@ -66,7 +76,7 @@ impl LastStamp {
         self.len = len as u8;
     }
 
-    /// The latest stamp, read.
+    /// The stamp, read.
     pub fn stamp(&self) -> Option<Stamp> {
         std::str::from_utf8(&self.bytes[..self.len as usize]).ok().and_then(parse)
     }
@@ -164,13 +174,17 @@ struct Cursor<'a> {
 impl Cursor<'_> {
     /// A number of `min` to `max` digits.
     fn number(&mut self, min: usize, max: usize) -> Option<i64> {
-        let digits = self.bytes[self.at..].iter().take(max).take_while(|b| b.is_ascii_digit()).count();
+        let mut value = 0i64;
+        let mut digits = 0;
+        while let Some(b) = self.bytes.get(self.at + digits).filter(|b| b.is_ascii_digit() && digits < max) {
+            value = value * 10 + i64::from(b - b'0');
+            digits += 1;
+        }
         if digits < min {
             return None;
         }
-        let text = std::str::from_utf8(&self.bytes[self.at..self.at + digits]).ok()?;
         self.at += digits;
-        text.parse().ok()
+        Some(value)
     }
 
     fn then(&mut self, byte: u8) -> Option<()> {
@@ -187,12 +201,13 @@ impl Cursor<'_> {
         let mut time = (hours * 3600 + minutes * 60 + seconds) as f64;
         if self.then(b'.').is_some() || self.then(b',').is_some() {
             let start = self.at;
-            let digits = self.bytes[start..].iter().take_while(|b| b.is_ascii_digit()).count();
-            self.at += digits;
-            let fraction = std::str::from_utf8(&self.bytes[start..start + digits.min(9)]).ok()?;
-            if !fraction.is_empty() {
-                time += fraction.parse::<f64>().ok()? / 10f64.powi(fraction.len() as i32);
+            let fraction = self.number(0, 9).unwrap_or(0);
+            let digits = self.at - start;
+            // Digits beyond nanoseconds say nothing more.
+            while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+                self.at += 1;
             }
+            time += fraction as f64 / 10f64.powi(digits as i32);
         }
         Some(time)
     }

@@ -24,7 +24,7 @@ pub mod progress;
 mod recorder;
 mod summary;
 
-pub use recorder::{Exemplar, Moment, Recorder, Sample};
+pub use recorder::{Exemplar, KeptLine, Line, Moment, Recorder, Sample, MAX_SAMPLES};
 pub use summary::{median, round, Active, Point, Queue, Running, Spread, Vitals, MAX_SERIES_POINTS};
 
 /// Whether `message` says requests were pushed out of the KV cache: sglang

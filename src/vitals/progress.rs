@@ -12,7 +12,7 @@
 //! found by their whole key.
 
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_until, take_while1};
+use nom::bytes::complete::tag;
 use nom::character::complete::{char, digit1, space0};
 use nom::combinator::opt;
 use nom::number::complete::double;
@@ -41,6 +41,8 @@ pub struct Figures {
     pub queued: Option<u64>,
     /// Generated tokens per second.
     pub generation: Option<f64>,
+    /// Prompt tokens processed per second (vLLM).
+    pub prompt: Option<f64>,
     /// Share of the KV cache (token pool) in use, 0 to 1: sglang `token
     /// usage` (`full token usage` with sliding-window layers), vLLM `GPU KV
     /// cache usage` (a percentage).
@@ -54,6 +56,31 @@ impl Figures {
     /// Requests were running or waiting when the line was written.
     pub fn work_pending(&self) -> bool {
         self.running.unwrap_or(0) + self.queued.unwrap_or(0) > 0
+    }
+
+    /// The line shows work advancing: an sglang batch line (it is written
+    /// after a batch ran), or a vLLM stats line with tokens processed or
+    /// generated (vLLM writes its stats line on a timer, also when the
+    /// engine is stuck).
+    pub fn advances(&self) -> bool {
+        match self.kind {
+            ProgressKind::Prefill | ProgressKind::Decode => true,
+            ProgressKind::Stats => self.generation.unwrap_or(0.0) > 0.0 || self.prompt.unwrap_or(0.0) > 0.0,
+        }
+    }
+}
+
+/// Which progress line `message` opens like, if any (cheap: [`figures`]
+/// reads it).
+pub fn kind_of(message: &str) -> Option<ProgressKind> {
+    if message.starts_with("Decode batch") {
+        Some(ProgressKind::Decode)
+    } else if message.starts_with("Prefill batch") {
+        Some(ProgressKind::Prefill)
+    } else if is_progress_line(message) {
+        Some(ProgressKind::Stats)
+    } else {
+        None
     }
 }
 
@@ -73,45 +100,100 @@ pub fn is_progress_line(message: &str) -> bool {
 /// The figures of a progress line, or `None` if `message` is not one.
 pub fn figures(message: &str) -> Option<Figures> {
     let (fields, kind) = header(message.trim_end())?;
-    let mut rest = fields.trim_end_matches([',', ' ', '.']);
-    let mut figures =
-        Figures { kind, running: None, queued: None, generation: None, usage: None, graph: None };
+    let mut figures = Figures {
+        kind,
+        running: None,
+        queued: None,
+        generation: None,
+        prompt: None,
+        usage: None,
+        graph: None,
+    };
     let mut any = false;
-    while !rest.is_empty() {
-        // What follows a field that does not read as `key: value` is left
-        // unread (a later release's field of another shape).
-        let Ok((after, (key, value))) = field(rest) else { break };
+    for (key, value) in Fields::of(fields) {
         any = true;
         figures.take(key, value);
-        rest = after.strip_prefix(", ").unwrap_or("");
     }
     any.then_some(figures)
+}
+
+/// The `key: value` fields of a list separated by `, `, in order. A part
+/// that does not read as `key: value` ends the list (a later release's
+/// field of another shape); a trailing `, ` or `.` is no field.
+///
+/// Progress lines are the bulk of a serving log, so the list is split in
+/// one pass: a vectorised search visits only its `:` and `,` bytes.
+struct Fields<'a> {
+    bytes: &'a [u8],
+    marks: memchr::Memchr2<'a>,
+    /// Where the next key starts.
+    at: usize,
+}
+
+impl<'a> Fields<'a> {
+    fn of(list: &'a str) -> Self {
+        let bytes = list.as_bytes();
+        Fields { bytes, marks: memchr::memchr2_iter(b':', b',', bytes), at: 0 }
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a [u8], &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.bytes;
+        let followed_by_space = |i: usize| bytes.get(i + 1) == Some(&b' ');
+        // The key ends at the first mark, which must be `: `.
+        let colon = self.marks.next()?;
+        if colon == self.at || bytes[colon] != b':' || !followed_by_space(colon) {
+            self.at = bytes.len();
+            self.marks = memchr::memchr2_iter(b':', b',', &[]);
+            return None;
+        }
+        let key = &bytes[self.at..colon];
+        let value_at = colon + 2;
+        // The value ends at the next `, ` (a `:` or a lone `,` is part of it).
+        let end = self.marks.by_ref().find(|&i| i >= value_at && bytes[i] == b',' && followed_by_space(i));
+        let mut value = &bytes[value_at.min(bytes.len())..end.unwrap_or(bytes.len())];
+        match end {
+            Some(comma) => self.at = comma + 2,
+            None => {
+                self.at = bytes.len();
+                // The last value: without the `,`, ` ` or `.` that may close the list.
+                while let [head @ .., b',' | b' ' | b'.'] = value {
+                    value = head;
+                }
+            }
+        }
+        Some((key, value))
+    }
 }
 
 impl Figures {
     /// Reads one field, if it is one of those kept. Keys are whole:
     /// `#token` is not `#new-token`, `token usage` not `swa token usage`.
-    fn take(&mut self, key: &str, value: &str) {
-        let count = || leading_number(value).map(|n| n as u64);
-        match (self.kind, key) {
-            (ProgressKind::Stats, "Running")
-            | (ProgressKind::Prefill | ProgressKind::Decode, "#running-req") => self.running = count(),
-            (ProgressKind::Stats, "Waiting" | "Pending")
-            | (ProgressKind::Prefill | ProgressKind::Decode, "#queue-req") => self.queued = count(),
-            (ProgressKind::Stats, "Avg generation throughput")
-            | (ProgressKind::Prefill | ProgressKind::Decode, "gen throughput (token/s)") => {
+    fn take(&mut self, key: &[u8], value: &[u8]) {
+        let sglang = self.kind != ProgressKind::Stats;
+        let count = || leading_count(value);
+        // The shortest key kept has 7 bytes; most fields are not kept.
+        if key.len() < 7 {
+            return;
+        }
+        match (sglang, key) {
+            (true, b"#running-req") | (false, b"Running") => self.running = count(),
+            (true, b"#queue-req") | (false, b"Waiting" | b"Pending") => self.queued = count(),
+            (true, b"gen throughput (token/s)") | (false, b"Avg generation throughput") => {
                 self.generation = leading_number(value)
             }
-            (ProgressKind::Stats, "GPU KV cache usage" | "KV cache usage") => {
+            (false, b"Avg prompt throughput") => self.prompt = leading_number(value),
+            (false, b"GPU KV cache usage" | b"KV cache usage") => {
                 self.usage = leading_number(value).map(|percent| percent / 100.0)
             }
-            (ProgressKind::Prefill | ProgressKind::Decode, "token usage" | "full token usage") => {
-                self.usage = leading_number(value)
-            }
-            (ProgressKind::Prefill | ProgressKind::Decode, "cuda graph" | "npu graph") => {
+            (true, b"token usage" | b"full token usage") => self.usage = leading_number(value),
+            (true, b"cuda graph" | b"npu graph") => {
                 self.graph = match value {
-                    "True" => Some(true),
-                    "False" => Some(false),
+                    b"True" => Some(true),
+                    b"False" => Some(false),
                     _ => None,
                 }
             }
@@ -148,16 +230,46 @@ fn header(input: &str) -> Option<(&str, ProgressKind)> {
 /// The field vLLM's stats lines open with, in every version.
 const VLLM_FIRST_FIELD: &str = "Avg prompt throughput: ";
 
-/// `key: value`, the value running to the next `, ` or the end.
-fn field(input: &str) -> IResult<&str, (&str, &str)> {
-    let (rest, key) = terminated(take_while1(|c| c != ':' && c != ','), tag(": ")).parse(input)?;
-    let (rest, value) = alt((take_until(", "), take_while1(|_| true))).parse(rest)?;
-    Ok((rest, (key, value)))
+/// The number a value starts with (`1055.3 tokens/s`, `95.9%`).
+fn leading_number(value: &[u8]) -> Option<f64> {
+    plain_decimal(value).or_else(|| {
+        let text = std::str::from_utf8(value).ok()?;
+        double::<&str, nom::error::Error<&str>>(text).ok().map(|(_, n)| n).filter(|n| n.is_finite())
+    })
 }
 
-/// The number a value starts with (`18 reqs`, `1055.3 tokens/s`, `95.9%`).
-fn leading_number(value: &str) -> Option<f64> {
-    double::<&str, nom::error::Error<&str>>(value).ok().map(|(_, n)| n).filter(|n| n.is_finite())
+/// The count a value starts with (`18 reqs`, `1024`).
+fn leading_count(value: &[u8]) -> Option<u64> {
+    let digits = value.iter().take(19).take_while(|b| b.is_ascii_digit()).count();
+    (digits > 0).then(|| value[..digits].iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')))
+}
+
+/// `digits[.digits]` read exactly the way a full parser would (an integer
+/// of at most 15 digits divided by a power of ten is rounded once), or
+/// `None` for any other shape (an exponent, a sign, more digits).
+fn plain_decimal(bytes: &[u8]) -> Option<f64> {
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut scale = 0;
+    let mut seen_point = false;
+    for &b in bytes {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                scale += usize::from(seen_point);
+            }
+            b'.' if !seen_point => seen_point = true,
+            b'e' | b'E' => return None,
+            _ => break,
+        }
+        if digits > 15 {
+            return None;
+        }
+    }
+    const POWERS: [f64; 16] =
+        [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    (digits > 0).then(|| mantissa as f64 / POWERS[scale])
 }
 
 #[cfg(test)]
@@ -237,6 +349,21 @@ mod tests {
             assert_eq!(figures(message), None, "{message}");
         }
         assert!(is_progress_line("Decode batch. #running-req: 1"));
+    }
+
+    #[test]
+    fn numbers_read_as_a_full_parser_reads_them() {
+        for text in
+            ["3670.44", "0.229", "1055.3 tokens/s", "95.9%", "18 reqs", "0", "183.54", "123456789012.345"]
+        {
+            let full: f64 =
+                text.split(|c: char| !(c.is_ascii_digit() || c == '.')).next().unwrap().parse().unwrap();
+            assert_eq!(leading_number(text.as_bytes()), Some(full), "{text}");
+        }
+        assert_eq!(leading_number(b"1e3"), Some(1000.0));
+        assert_eq!(leading_number(b"-"), None);
+        assert_eq!(leading_count(b"18 reqs"), Some(18));
+        assert_eq!(leading_count(b"reqs"), None);
         assert!(!is_progress_line("KV cache pool is full. Retract requests."));
     }
 }

@@ -1,14 +1,23 @@
-//! What a run's progress lines said, kept in bounded memory while the log
-//! is read: counts, extremes, and an evenly thinned sample of the lines
-//! that measure generation speed (for medians and the series).
+//! What a run's progress lines said, kept in bounded memory and little
+//! time while the log is read: counts, extremes, and an evenly spaced
+//! sample of the lines that measure generation speed (for medians and the
+//! series).
+//!
+//! Progress lines are the bulk of a serving log (an sglang server writes a
+//! batch line every 40 decode steps of every data-parallel rank, a million
+//! lines in a few weeks), so a batch line is read in full only when it is
+//! sampled: every line up to [`MAX_SAMPLES`] sampled lines, then every
+//! 2nd, 4th, … line, the sample thinned to match. The extremes, the queue
+//! and the CUDA graph share are those of the lines read; the last line is
+//! always read. vLLM's stats lines (one every few seconds) are all read.
 
-use super::clock::Stamp;
-use super::progress::{Figures, ProgressKind};
+use super::clock::{PrintedStamp, Stamp};
+use super::progress::{figures, Figures, ProgressKind};
 
 /// Most samples kept per run: beyond it, every other one is dropped and
-/// only every 2nd, 4th, … later line is taken, so the sample stays spread
+/// only every 2nd, 4th, … later line is read, so the sample stays spread
 /// evenly over the whole run.
-const MAX_SAMPLES: usize = 2048;
+pub const MAX_SAMPLES: usize = 2048;
 /// Most example lines kept per run (thinned the same way).
 const MAX_EXEMPLARS: usize = 32;
 
@@ -48,8 +57,73 @@ pub struct Exemplar {
 pub struct Moment {
     /// Its stream line number.
     pub line: u64,
+    /// Its stamp as printed.
+    pub stamp: PrintedStamp,
+}
+
+impl Moment {
     /// When it was written, if the line says.
-    pub at: Option<Stamp>,
+    pub fn at(&self) -> Option<Stamp> {
+        self.stamp.stamp()
+    }
+}
+
+/// A progress line kept whole: its place and text, and its figures once
+/// read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptLine {
+    /// Where and when.
+    pub moment: Moment,
+    /// The line as printed (its start, for an absurdly long one).
+    pub text: String,
+    /// Where its message starts in `text`.
+    message_at: usize,
+    /// Which progress line.
+    kind: ProgressKind,
+    /// What it said, when it was read.
+    read: Option<Figures>,
+}
+
+impl KeptLine {
+    fn overwrite(&mut self, line: &Line<'_>, read: Option<Figures>) {
+        self.moment.line = line.line;
+        self.moment.stamp.set(line.time.unwrap_or(""));
+        self.text.clear();
+        self.text.push_str(start_of(line.text));
+        self.message_at = line.message_at;
+        self.kind = line.kind;
+        self.read = read;
+    }
+
+    /// What it said (read now if it was not).
+    pub fn figures(&self) -> Option<Figures> {
+        self.read.or_else(|| figures(self.text.get(self.message_at..)?))
+    }
+}
+
+/// A progress line as the engine hands it over.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// Which progress line its message opens like.
+    pub kind: ProgressKind,
+    /// Its stream line number.
+    pub line: u64,
+    /// Its stamp as printed.
+    pub time: Option<&'a str>,
+    /// The line as printed.
+    pub text: &'a str,
+    /// Where its message starts in `text`.
+    pub message_at: usize,
+}
+
+impl Line<'_> {
+    fn figures(&self) -> Option<Figures> {
+        figures(self.text.get(self.message_at..)?)
+    }
+
+    fn moment(&self) -> Moment {
+        Moment { line: self.line, stamp: PrintedStamp::of(self.time) }
+    }
 }
 
 /// Keeps every [`Self::stride`]th offered item, at most `cap` of them.
@@ -74,11 +148,7 @@ impl<T> Thinned<T> {
             return;
         }
         if self.items.len() == self.cap {
-            let mut index = 0;
-            self.items.retain(|_| {
-                index += 1;
-                index % 2 == 1
-            });
+            halve(&mut self.items);
             self.stride *= 2;
             // The offered item counts as the first of the new stride only
             // if it falls on it.
@@ -90,42 +160,51 @@ impl<T> Thinned<T> {
     }
 }
 
+/// Keeps every other item, the first included.
+fn halve<T>(items: &mut Vec<T>) {
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        index % 2 == 1
+    });
+}
+
 /// The vital signs of one run, as read so far.
 #[derive(Debug, Clone)]
 pub struct Recorder {
-    /// Progress lines read.
+    /// Progress lines seen.
     pub lines: u64,
     /// The first progress line.
     pub first: Option<Moment>,
     /// The last progress line.
-    pub last: Option<Moment>,
-    /// The last progress line showed requests running or waiting.
-    pub last_pending: bool,
-    /// The earliest and latest stamps of progress lines.
-    pub first_at: Option<Stamp>,
-    /// See [`Self::first_at`].
-    pub last_at: Option<Stamp>,
-    samples: Thinned<Sample>,
+    latest: Option<KeptLine>,
+    /// The last progress line that showed work advancing, when it is not
+    /// the latest (a vLLM stats line counts requests that generate
+    /// nothing).
+    earlier_advance: Option<KeptLine>,
+    latest_advances: bool,
+    /// Every line since the last that advanced (the lines that did not
+    /// advance, all read) showed requests running or waiting.
+    pending_since_advance: bool,
+    /// A line that measures generation speed was read.
+    measured: bool,
+    /// Read every `stride`th line: 1 until the sample is full, then 2, 4, …
+    stride: u64,
+    /// Lines to skip before the next one read.
+    until_read: u64,
+    samples: Vec<Sample>,
     exemplars: Thinned<Exemplar>,
-    /// Nothing ran at some point since the last line that measured speed
-    /// (a line said no request was running), or no such line came yet: the
-    /// next one's average reaches back over idle time. (A long pause
-    /// between lines that both count running requests is not idle: a slow
-    /// server writes its batch lines far apart.)
-    idle_since_sample: bool,
-    /// Highest generation speed of a line with requests running.
+    /// Highest generation speed of a sampled line.
     pub max_generation: Option<f64>,
-    /// Most requests running.
+    /// Most requests running on a line read.
     pub max_running: Option<u64>,
-    /// Highest share of the KV cache in use.
+    /// Highest share of the KV cache in use on a line read.
     pub max_usage: Option<f64>,
-    /// Longest queue, and the queue of the first and last lines that said.
+    /// Longest queue on a line read, and the queue of the first line.
     pub max_queue: Option<u64>,
     /// See [`Self::max_queue`].
     pub first_queue: Option<u64>,
-    /// See [`Self::max_queue`].
-    pub last_queue: Option<u64>,
-    /// Decode lines that said whether they ran as a CUDA graph.
+    /// Decode lines read that said whether they ran as a CUDA graph.
     pub graph_lines: u64,
     /// Of those, the ones that did not.
     pub graph_off: u64,
@@ -139,19 +218,20 @@ impl Default for Recorder {
         Recorder {
             lines: 0,
             first: None,
-            last: None,
-            last_pending: false,
-            first_at: None,
-            last_at: None,
-            samples: Thinned::new(MAX_SAMPLES),
+            latest: None,
+            earlier_advance: None,
+            latest_advances: false,
+            pending_since_advance: false,
+            measured: false,
+            stride: 1,
+            until_read: 0,
+            samples: Vec::new(),
             exemplars: Thinned::new(MAX_EXEMPLARS),
-            idle_since_sample: true,
             max_generation: None,
             max_running: None,
             max_usage: None,
             max_queue: None,
             first_queue: None,
-            last_queue: None,
             graph_lines: 0,
             graph_off: 0,
             preemptions: 0,
@@ -160,18 +240,33 @@ impl Default for Recorder {
 }
 
 impl Recorder {
-    /// Records progress line `line` (its text, for evidence) with its
-    /// figures and stamp.
-    pub fn record(&mut self, figures: &Figures, line: u64, at: Option<Stamp>, text: &str) {
+    /// Records a progress line.
+    pub fn record(&mut self, line: Line<'_>) {
         self.lines += 1;
-        let moment = Moment { line, at };
-        self.first.get_or_insert(moment);
-        self.last = Some(moment);
-        self.last_pending = figures.work_pending();
-        if let Some(at) = at {
-            self.first_at.get_or_insert(at);
-            self.last_at = Some(at);
+        if self.first.is_none() {
+            self.first = Some(line.moment());
         }
+        let due = self.until_read == 0;
+        self.until_read = if due { self.stride - 1 } else { self.until_read - 1 };
+        let read = if due || line.kind == ProgressKind::Stats { line.figures() } else { None };
+        if let Some(figures) = read.filter(|_| due) {
+            // The first line of a run that measures speed averages over
+            // the time since the server started; a line after one that
+            // said nothing ran, over idle time.
+            let first = !self.measured;
+            self.measured |= figures.generation.is_some() && figures.kind != ProgressKind::Prefill;
+            let after_idle = first
+                || self
+                    .latest
+                    .as_ref()
+                    .is_none_or(|before| before.figures().is_none_or(|f| f.running.unwrap_or(0) == 0));
+            self.tally(&figures, &line, after_idle);
+        }
+        self.keep_latest(&line, read);
+    }
+
+    /// Adds a line read to the extremes and the sample.
+    fn tally(&mut self, figures: &Figures, line: &Line<'_>, after_idle: bool) {
         let max = |kept: &mut Option<f64>, value: Option<f64>| {
             if let Some(v) = value {
                 *kept = Some(kept.map_or(v, |k| k.max(v)));
@@ -181,7 +276,6 @@ impl Recorder {
         if let Some(queued) = figures.queued {
             self.max_queue = Some(self.max_queue.map_or(queued, |q| q.max(queued)));
             self.first_queue.get_or_insert(queued);
-            self.last_queue = Some(queued);
         }
         if let Some(running) = figures.running {
             self.max_running = Some(self.max_running.map_or(running, |r| r.max(running)));
@@ -193,25 +287,87 @@ impl Recorder {
             }
         }
         let running = figures.running.unwrap_or(0);
-        if running == 0 {
-            self.idle_since_sample = true;
-            return;
-        }
-        let Some(generation) = figures.generation.filter(|_| figures.kind != ProgressKind::Prefill) else {
-            return;
-        };
-        if std::mem::take(&mut self.idle_since_sample) {
-            // Its average reaches back over the idle time.
-            return;
-        }
+        let generation = figures.generation.filter(|_| figures.kind != ProgressKind::Prefill);
+        let Some(generation) = generation.filter(|_| running > 0 && !after_idle) else { return };
         max(&mut self.max_generation, Some(generation));
-        let sample = Sample { line, at, generation, running };
-        self.samples.offer(|| sample);
+        if self.samples.len() == MAX_SAMPLES {
+            halve(&mut self.samples);
+            self.stride *= 2;
+            self.until_read = self.stride - 1;
+        }
+        let at = crate::vitals::clock::parse(line.time.unwrap_or(""));
+        self.samples.push(Sample { line: line.line, at, generation, running });
         self.exemplars.offer(|| Exemplar {
-            line,
-            text: start_of(text).to_string(),
-            per_request: sample.per_request(),
+            line: line.line,
+            text: start_of(line.text).to_string(),
+            per_request: generation / running as f64,
         });
+    }
+
+    /// Keeps the line as the latest, and the latest that advanced until
+    /// one replaces it (each line is copied once: the buffers swap).
+    fn keep_latest(&mut self, line: &Line<'_>, read: Option<Figures>) {
+        let advances = match line.kind {
+            ProgressKind::Prefill | ProgressKind::Decode => true,
+            ProgressKind::Stats => read.is_some_and(|f| f.advances()),
+        };
+        if !advances {
+            // Lines that do not advance are stats lines: all read.
+            let pending = read.is_some_and(|f| f.work_pending());
+            let before = match (&self.latest, self.latest_advances) {
+                (Some(advance), true) => advance.figures().is_some_and(|f| f.work_pending()),
+                _ => self.pending_since_advance,
+            };
+            self.pending_since_advance = pending && before;
+            if self.latest_advances {
+                std::mem::swap(&mut self.latest, &mut self.earlier_advance);
+            }
+        }
+        match self.latest.as_mut() {
+            Some(kept) => kept.overwrite(line, read),
+            None => {
+                let mut kept = KeptLine {
+                    moment: line.moment(),
+                    text: String::new(),
+                    message_at: 0,
+                    kind: line.kind,
+                    read: None,
+                };
+                kept.overwrite(line, read);
+                self.latest = Some(kept);
+            }
+        }
+        self.latest_advances = advances;
+    }
+
+    /// The last progress line.
+    pub fn latest(&self) -> Option<&KeptLine> {
+        self.latest.as_ref()
+    }
+
+    /// The last progress line that showed work advancing.
+    pub fn last_advance(&self) -> Option<&KeptLine> {
+        if self.latest_advances {
+            self.latest.as_ref()
+        } else {
+            self.earlier_advance.as_ref()
+        }
+    }
+
+    /// The stamps of the first and the last progress lines.
+    pub fn active_period(&self) -> (Option<Stamp>, Option<Stamp>) {
+        (self.first.and_then(|m| m.at()), self.latest().and_then(|l| l.moment.at()))
+    }
+
+    /// Work was pending at the last line that advanced and at every
+    /// progress line since: if no more come, the server is stuck on it.
+    pub fn stuck_with_work(&self) -> bool {
+        let Some(advance) = self.last_advance() else { return false };
+        if self.latest_advances {
+            advance.figures().is_some_and(|f| f.work_pending())
+        } else {
+            self.pending_since_advance
+        }
     }
 
     /// Counts a request pushed out of the KV cache.
@@ -222,7 +378,7 @@ impl Recorder {
     /// The lines that measured generation speed while requests ran, in
     /// line order (all of them, or an even sample of a long run).
     pub fn samples(&self) -> &[Sample] {
-        &self.samples.items
+        &self.samples
     }
 
     /// Example lines, in line order, evenly spread like the samples.

@@ -130,15 +130,16 @@ pub fn round(value: f64) -> f64 {
 impl Recorder {
     /// The run's vitals; `None` when it wrote no progress line.
     pub fn summary(&self) -> Option<Vitals> {
-        let (first, last) = (self.first?, self.last?);
+        let (first, last) = (self.first?, self.latest()?.moment);
         let samples = self.samples();
-        let seconds = match (self.first_at, self.last_at) {
+        let (first_at, last_at) = self.active_period();
+        let seconds = match (first_at, last_at) {
             (Some(first), Some(last)) => last.since(first).filter(|s| *s >= 0.0),
             _ => None,
         };
         let per_minute = |count: u64| seconds.filter(|s| *s > 0.0).map(|s| count as f64 * 60.0 / s);
         let queue = self.max_queue.map(|max| {
-            let last = self.last_queue.unwrap_or(0);
+            let last = self.latest().and_then(|l| l.figures()).and_then(|f| f.queued).unwrap_or(0);
             Queue { max, grew: last > 0 && last >= max && last > self.first_queue.unwrap_or(0) }
         });
         Some(Vitals {
@@ -154,11 +155,11 @@ impl Recorder {
                 .then(|| round(self.graph_off as f64 / self.graph_lines as f64)),
             preemptions: self.preemptions,
             preemptions_per_minute: per_minute(self.preemptions).map(round),
-            series: self.series(),
+            series: self.series(first_at),
         })
     }
 
-    fn series(&self) -> Vec<Point> {
+    fn series(&self, first_at: Option<crate::vitals::clock::Stamp>) -> Vec<Point> {
         let samples = self.samples();
         let per_point = samples.len().div_ceil(MAX_SERIES_POINTS).max(1);
         samples
@@ -167,7 +168,7 @@ impl Recorder {
                 let n = chunk.len() as f64;
                 Point {
                     line: chunk[0].line,
-                    seconds: match (chunk[0].at, self.first_at) {
+                    seconds: match (chunk[0].at, first_at) {
                         (Some(at), Some(first)) => at.since(first),
                         _ => None,
                     },
