@@ -40,6 +40,23 @@ pub struct Labels {
     /// its runs crashed) or `healthy` (it has runs, none crashed).
     #[serde(default)]
     pub units: std::collections::BTreeMap<String, String>,
+    /// Which runs (1-based, in report order) collapsed or hung.
+    pub vitals: Option<VitalsLabels>,
+}
+
+/// The `vitals` labels of a case.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct VitalsLabels {
+    /// Runs that are `degraded`.
+    #[serde(default)]
+    pub degraded: Vec<usize>,
+    /// Runs that must not be `degraded`.
+    #[serde(default)]
+    pub not_degraded: Vec<usize>,
+    /// Runs whose outcome is `hung` (every other run listed anywhere here
+    /// must not be).
+    #[serde(default)]
+    pub hung: Vec<usize>,
 }
 
 /// What checking a case found.
@@ -58,6 +75,11 @@ pub enum Status {
     /// A labelled unit has no run, or crashed when it should not have (or
     /// the other way round).
     WrongUnit(String),
+    /// Not a crash, as labelled, but the verdict is not the labelled one
+    /// (`hung` against `no-crash`).
+    WrongVerdict(String),
+    /// A run is (or is not) degraded or hung against its label.
+    WrongVitals(String),
     /// Labels pass but the report differs from `expected.json`.
     ReportChanged,
     /// There is no `expected.json` yet (run with `--bless`).
@@ -79,6 +101,8 @@ impl fmt::Display for Status {
             ),
             Status::WrongEvidence => f.write_str("wrong evidence"),
             Status::WrongUnit(unit) => write!(f, "wrong outcome for unit {unit}"),
+            Status::WrongVerdict(got) => write!(f, "wrong verdict (got {got})"),
+            Status::WrongVitals(what) => write!(f, "wrong vitals: {what}"),
             Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
             Status::NotBlessed => f.write_str("not blessed (no expected.json; run with --bless)"),
             Status::Error(e) => write!(f, "error: {e}"),
@@ -177,15 +201,43 @@ pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
             return Status::WrongUnit(unit.clone());
         }
     }
+    if let Some(vitals) = &labels.vitals {
+        if let Some(wrong) = check_vitals(vitals, diagnosis) {
+            return Status::WrongVitals(wrong);
+        }
+    }
     check_verdict_and_cause(labels, diagnosis)
 }
 
+/// What is wrong with the runs' collapses and hangs, if anything.
+fn check_vitals(labels: &VitalsLabels, diagnosis: &Diagnosis) -> Option<String> {
+    let listed = labels.degraded.iter().chain(&labels.not_degraded).chain(&labels.hung);
+    for &number in listed {
+        let run = diagnosis.runs.get(number.checked_sub(1)?);
+        let degraded = run.is_some_and(|r| r.degraded.is_some());
+        let hung = run.is_some_and(|r| r.outcome == Outcome::Hung);
+        let want_degraded = labels.degraded.contains(&number);
+        if (labels.degraded.contains(&number) || labels.not_degraded.contains(&number)) && degraded != want_degraded {
+            return Some(format!("run {number} degraded: {degraded}, want {want_degraded}"));
+        }
+        if hung != labels.hung.contains(&number) {
+            return Some(format!("run {number} hung: {hung}, want {}", !hung));
+        }
+    }
+    None
+}
+
 fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
-    let crashed = diagnosis.verdict == Verdict::Crash;
-    match (labels.verdict.as_str(), crashed) {
-        ("no-crash", true) => return Status::FalseCrash,
-        ("no-crash", false) => return Status::Passed,
-        ("crash", false) => return Status::MissedCrash,
+    let got = match diagnosis.verdict {
+        Verdict::Crash => "crash",
+        Verdict::Hung => "hung",
+        Verdict::NoCrash => "no-crash",
+    };
+    match (labels.verdict.as_str(), got) {
+        (want, "crash") if want != "crash" => return Status::FalseCrash,
+        (want, got) if want != "crash" && want != got => return Status::WrongVerdict(got.to_string()),
+        (want, _) if want != "crash" => return Status::Passed,
+        (_, got) if got != "crash" => return Status::MissedCrash,
         _ => {}
     }
     if labels.scorable.as_deref() == Some("verdict-only") {
@@ -244,6 +296,7 @@ Nov 30 10:00:10 h systemd[1]: trainer.service: Main process exited, code=killed,
             evidence: vec!["status=9/KILL".into()],
             scorable: None,
             units: units.iter().map(|(u, s)| (u.to_string(), s.to_string())).collect(),
+            vitals: None,
         };
         let right = labels(&[("trainer.service", "crash"), ("sglang.service", "healthy")]);
         assert_eq!(check_labels(&right, &diagnosis), Status::Passed);

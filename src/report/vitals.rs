@@ -161,6 +161,8 @@ pub fn figure(value: f64) -> String {
             grouped.insert(0, '-');
         }
         grouped
+    } else if value.fract() == 0.0 {
+        format!("{value:.0}")
     } else if magnitude >= 10.0 {
         format!("{value:.1}")
     } else if magnitude >= 1.0 {
@@ -201,6 +203,7 @@ mod tests {
         assert_eq!(figure(28.44), "28.4");
         assert_eq!(figure(3.583), "3.58");
         assert_eq!(figure(0.229), "0.229");
+        assert_eq!(figure(8.0), "8");
         assert_eq!(duration(860), "14m 20s");
         assert_eq!(duration(7500), "2h 05m");
     }

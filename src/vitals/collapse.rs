@@ -18,7 +18,7 @@ pub const MIN_LINES: usize = 3;
 /// Within one run, the last stretch judged is this share of its lines…
 const WINDOWS_PER_RUN: usize = 8;
 /// …and at least this many lines.
-const MIN_WINDOW_LINES: usize = 5;
+const MIN_WINDOW_LINES: usize = 3;
 
 /// A stretch of a run, by the medians of its lines.
 #[derive(Debug, Clone, Copy, PartialEq)]
