@@ -217,7 +217,9 @@ fn check_vitals(labels: &VitalsLabels, diagnosis: &Diagnosis) -> Option<String> 
         let degraded = run.is_some_and(|r| r.degraded.is_some());
         let hung = run.is_some_and(|r| r.outcome == Outcome::Hung);
         let want_degraded = labels.degraded.contains(&number);
-        if (labels.degraded.contains(&number) || labels.not_degraded.contains(&number)) && degraded != want_degraded {
+        if (labels.degraded.contains(&number) || labels.not_degraded.contains(&number))
+            && degraded != want_degraded
+        {
             return Some(format!("run {number} degraded: {degraded}, want {want_degraded}"));
         }
         if hung != labels.hung.contains(&number) {

@@ -30,5 +30,7 @@ mod status;
 mod terminal;
 /// Journals of many units: each unit judged on its own, `--unit`.
 mod units;
+/// Run vitals: collapses, load, hangs, idle servers, the flags.
+mod vitals;
 /// `logdiag watch` following a log that another process writes.
 mod watch;

@@ -194,13 +194,15 @@ enum Standing {
     AfterStop(u64),
 }
 
-fn standing(rules: &RuleSet, run: &RunState, finding: &Finding) -> Standing {
+/// `hung`: the run hung before any operator stop, so what the stop brings
+/// (systemd's stop timeout, its SIGKILL) is the stop's, whatever the rule.
+fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> Standing {
     // A status block is printed after the journal lines below it.
     if finding.summary {
         return Standing::Active;
     }
     let after_stop = run.stop_line.filter(|&s| finding.line > s);
-    if let Some(stop) = after_stop.filter(|_| !rules.rule(finding.rule).counts_after_stop) {
+    if let Some(stop) = after_stop.filter(|_| hung || !rules.rule(finding.rule).counts_after_stop) {
         return Standing::AfterStop(stop);
     }
     match survived(run, finding.event_last) {
@@ -263,12 +265,16 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         result.notices.push(cut_notice(places, cut));
     }
 
+    // A hang then a stop (the operator's, systemd's stop timeout and its
+    // SIGKILL) is a hang.
+    let hang = health::hang(places, run, setting.hang_after);
+    let hung = hang.is_some();
     let mut active: Vec<&Finding> = Vec::new();
     for f in &run.findings {
         let why = if f.role == Role::Benign {
             benign_why(rules, f)
         } else {
-            match standing(rules, run, f) {
+            match standing(rules, run, f, hung) {
                 Standing::Active => {
                     active.push(f);
                     continue;
@@ -287,9 +293,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
 
     let Some(root) = choose_root(rules, setting, run, &active) else {
         result.outcome = quiet_outcome(run);
-        // A hang then a stop (the operator's, systemd's stop timeout and
-        // its SIGKILL) is a hang.
-        if let Some(hang) = health::hang(places, run, setting.hang_after) {
+        if let Some(hang) = hang {
             result.outcome = Outcome::Hung;
             result.hang = Some(hang);
         }
