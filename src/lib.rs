@@ -5,10 +5,15 @@
 //! ```text
 //! bytes → lines → records → events → findings → runs → diagnosis → report
 //!  input   input   framing   events    engine    engine   engine     report
+//!                                 ↘ progress lines → vitals ↗
+//!                                           vitals (read by engine, report)
 //! ```
 //!
 //! Only [`input`], [`report`] and the command line ([`cli`]) do I/O; the
-//! engine is pure (events in, diagnosis out) and incremental.
+//! engine is pure (events in, diagnosis out) and incremental. [`vitals`]
+//! reads the servers' progress lines (speed, load, queue) that the engine
+//! routes to each run, and judges collapses; the engine judges hangs with
+//! them, and the report draws them.
 //! [`pipeline`] drives a source through framing and grouping into the
 //! engine; [`corpus`] checks golden cases.
 

@@ -3,9 +3,11 @@
 //! [`Engine::feed`] takes events one at a time (in input order, as the
 //! [`crate::events::Grouper`] hands them out), matches the rules, splits the
 //! input into runs at start markers and boot boundaries, and keeps bounded
-//! state per run ([`run::RunState`]). [`Engine::diagnose`] can be called at
-//! any time and judges every run ([`judge`]): outcome, root cause,
-//! symptoms, benign lines, confidence.
+//! state per run ([`run::RunState`]), its progress lines in a
+//! [`crate::vitals::Recorder`]. [`Engine::diagnose`] can be called at any
+//! time and judges every run ([`judge`]): outcome, root cause, symptoms,
+//! benign lines, confidence; and by its vitals ([`health`]): a hang, a
+//! collapse against the runs before it.
 
 pub mod diagnosis;
 mod health;

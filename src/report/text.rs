@@ -43,7 +43,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     out.push('\n');
     out.push_str(&summary_table(&shown));
     let numbered: Vec<(usize, &Run)> = shown.iter().enumerate().map(|(i, r)| (i + 1, *r)).collect();
-    let throughput = throughput_block(&numbered);
+    let throughput = throughput_block(&numbered, options.verbose);
     if !throughput.is_empty() {
         out.push('\n');
         out.push_str(&throughput);

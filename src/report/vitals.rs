@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::escape::for_terminal;
 use crate::engine::diagnosis::{Degraded, Hang, Run};
-use crate::vitals::Point;
+use crate::vitals::{Point, Vitals};
 
 /// The sparkline's glyphs, lowest first.
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -15,9 +15,10 @@ const MAX_CELLS: usize = 40;
 /// Changed arguments shown without `-v`.
 const CHANGED_ARGS_SHOWN: usize = 8;
 
-/// The throughput block: one line per run that measured its speed, or
-/// nothing when none did. `numbers` are the runs' numbers in the report.
-pub fn throughput_block(runs: &[(usize, &Run)]) -> String {
+/// The throughput block: one line per run that measured its speed (and,
+/// for a degraded or hung run or with `verbose`, a line of its other
+/// vitals), or nothing when none did. `runs` are numbered as in the report.
+pub fn throughput_block(runs: &[(usize, &Run)], verbose: bool) -> String {
     let measured: Vec<(usize, &Run)> = runs
         .iter()
         .copied()
@@ -30,7 +31,7 @@ pub fn throughput_block(runs: &[(usize, &Run)]) -> String {
         .iter()
         .flat_map(|(_, r)| r.vitals.iter().flat_map(|v| v.series.iter().map(|p| p.tok_s)))
         .fold(0.0_f64, f64::max);
-    let lines: Vec<(String, String)> = measured
+    let lines: Vec<(String, String, Option<String>)> = measured
         .iter()
         .map(|(number, run)| {
             let vitals = run.vitals.as_ref().expect("measured");
@@ -45,16 +46,47 @@ pub fn throughput_block(runs: &[(usize, &Run)]) -> String {
             if let Some(degraded) = &run.degraded {
                 let _ = write!(figures, "  DEGRADED {}", percent(degraded.change));
             }
-            (format!("run {number:<3} {}", sparkline(&vitals.series, top)), figures)
+            let notable = verbose || run.degraded.is_some() || run.hang.is_some();
+            let details = notable.then(|| other_vitals(vitals));
+            (format!("run {number:<3} {}", sparkline(&vitals.series, top)), figures, details)
         })
         .collect();
-    let width = lines.iter().map(|(spark, _)| spark.chars().count()).max().unwrap_or(0);
+    let width = lines.iter().map(|(spark, _, _)| spark.chars().count()).max().unwrap_or(0);
     let mut out = String::from("Generation speed (tok/s while requests ran, one scale for all runs):\n");
-    for (spark, figures) in lines {
+    for (spark, figures, details) in lines {
         let pad = width - spark.chars().count();
         let _ = writeln!(out, "  {spark}{:pad$}  {figures}", "");
+        if let Some(details) = details {
+            let _ = writeln!(out, "          {details}");
+        }
     }
     out
+}
+
+/// `51 progress lines over 9m 23s, KV cache up to 91%, queue up to 960,
+/// CUDA graph off in 0% of decode lines, 0 preemptions`.
+fn other_vitals(vitals: &Vitals) -> String {
+    let mut parts = vec![match vitals.active.seconds {
+        Some(seconds) => {
+            format!("{} progress lines over {}", vitals.progress_lines, duration(seconds as u64))
+        }
+        None => format!("{} progress lines", vitals.progress_lines),
+    }];
+    if let Some(usage) = vitals.max_kv_usage {
+        parts.push(format!("KV cache up to {:.0}%", usage * 100.0));
+    }
+    if let Some(queue) = &vitals.queue {
+        let grew = if queue.grew { ", growing to the end" } else { "" };
+        parts.push(format!("queue up to {}{grew}", figure(queue.max as f64)));
+    }
+    if let Some(off) = vitals.cuda_graph_off {
+        parts.push(format!("CUDA graph off in {:.0}% of decode lines", off * 100.0));
+    }
+    let rate =
+        vitals.preemptions_per_minute.map(|r| format!(" ({} a minute)", figure(r))).unwrap_or_default();
+    let rate = if vitals.preemptions > 0 { rate } else { String::new() };
+    parts.push(format!("{} preemptions{rate}", vitals.preemptions));
+    parts.join(", ")
 }
 
 /// The series as at most [`MAX_CELLS`] bars, `top` the full bar.
