@@ -97,6 +97,20 @@ fn the_founding_collapse_is_shown_with_what_changed() {
 }
 
 #[test]
+fn with_last_the_compared_run_is_named_by_its_lines() {
+    let seed = fixture("seed-glm5-throughput-collapse");
+    let seed = seed.to_str().unwrap();
+    let report = json(&run(&["--format", "json", "--last", seed]));
+    let runs = runs(&report);
+    assert_eq!(runs.len(), 1);
+    let degraded = &runs[0]["degraded"];
+    assert!(degraded["vs_run"].is_null(), "run 1 is not in the report: {degraded}");
+    assert_eq!(degraded["evidence"][0]["line"], 66, "the earlier run's line says where it is");
+    let text = stdout(&run(&["--last", seed]));
+    assert!(text.contains("slower per request than an earlier run"), "{text}");
+}
+
+#[test]
 fn less_load_is_not_a_collapse_and_more_load_only_if_the_total_fell() {
     let busy: Vec<(u64, f64, bool)> = (0..12).map(|i| (1024, 3700.0 + i as f64, true)).collect();
     let light: Vec<(u64, f64, bool)> = (0..12).map(|i| (8, 224.0 + i as f64, true)).collect();

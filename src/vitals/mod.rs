@@ -28,9 +28,29 @@ pub use recorder::{Exemplar, KeptLine, Line, Moment, Recorder, Sample, MAX_SAMPL
 pub use summary::{median, round, Active, Point, Queue, Running, Spread, Vitals, MAX_SERIES_POINTS};
 
 /// Whether `message` says requests were pushed out of the KV cache: sglang
-/// `KV cache pool is full. Retract requests.`, vLLM `Sequence group N is
-/// preempted by PreemptionMode.RECOMPUTE mode …`.
+/// `KV cache pool is full. Retract requests.` (2024: `Decode out of memory
+/// happened. #retracted_reqs: …`), vLLM V0 `Sequence group N is preempted
+/// by PreemptionMode.RECOMPUTE mode …` (or `SWAP`).
 pub fn is_preemption(message: &str) -> bool {
     message.starts_with("KV cache pool is full. Retract requests.")
+        || message.starts_with("Decode out of memory happened.")
         || (message.starts_with("Sequence group ") && message.contains(" is preempted by PreemptionMode."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_preemption;
+
+    #[test]
+    fn retractions_and_preemptions_of_every_release() {
+        for message in [
+            "KV cache pool is full. Retract requests. #retracted_reqs: 1, #new_token_ratio: 0.5907 -> 1.0000",
+            "Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.7000 -> 1.0000",
+            "Sequence group 147 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1",
+        ] {
+            assert!(is_preemption(message), "{message}");
+        }
+        assert!(!is_preemption("Sequence group 3 finished"));
+        assert!(!is_preemption("Decode batch. #running-req: 1"));
+    }
 }
