@@ -26,6 +26,8 @@ mod shapes;
 mod soak;
 /// `systemctl status` pastes, hard-wrapped and bare systemd lines.
 mod status;
+/// Scary lines of work that carries on: not causes, and no cover for one.
+mod survived;
 /// What reaches the terminal: escaped names and text, usage errors.
 mod terminal;
 /// Journals of many units: each unit judged on its own, `--unit`.

@@ -1,0 +1,53 @@
+//! What the stack survives: scary lines printed by work that carries on
+//! are not causes, and the same lines followed by a death do not hide its
+//! cause. (Issue 15's families; the rest of its catalogue comes with its
+//! own fixtures.)
+
+use crate::util::*;
+
+/// torch.compile's max-autotune rejecting a Triton candidate, as a
+/// sglang server with `--enable-torch-compile` logged it (the MinerU
+/// deployment notes quote these lines, 2025-07-05).
+const AUTOTUNE_REJECTED: &str = "[2025-07-05 15:48:20] Capture cuda graph begin. This can take up to several minutes. avail mem=10.12 GB
+Runtime error during autotuning: 
+[rank0]:E0705 15:48:23.150000 434379 torch/_inductor/select_algorithm.py:2100] [8/6] No valid triton configs. OutOfResources: out of resource: shared memory, Required: 110592, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.. 
+Ignoring this choice.
+";
+
+#[test]
+fn an_autotune_candidate_that_does_not_fit_is_survived() {
+    let log = format!(
+        "{AUTOTUNE_REJECTED}[2025-07-05 15:49:02] Capture cuda graph end. Time elapsed: 42.10 s. mem usage=1.02 GB. avail mem=9.10 GB.
+[2025-07-05 15:49:05] The server is fired up and ready to roll!
+[2025-07-05 15:49:20 TP0] Decode batch. #running-req: 1, #token: 512, token usage: 0.01, gen throughput (token/s): 61.20, #queue-req: 0
+"
+    );
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    assert_eq!(report["runs"][0]["outcome"], "healthy");
+    let benign: Vec<&str> =
+        report["runs"][0]["benign"].as_array().unwrap().iter().map(|b| b["rule"].as_str().unwrap()).collect();
+    assert!(benign.contains(&"torch.inductor-autotune-rejected"), "{benign:?}");
+    // Alone, with nothing after it, it is no crash either.
+    let out = run_stdin(&["--format", "json", "-"], AUTOTUNE_REJECTED.as_bytes());
+    assert_eq!(json(&out)["verdict"], "no-crash");
+}
+
+#[test]
+fn the_same_lines_before_a_death_leave_the_cause_to_the_death() {
+    let log = format!(
+        "{AUTOTUNE_REJECTED}[2025-07-05 15:48:40] Traceback (most recent call last):
+  File \"/opt/venv/lib/python3.12/site-packages/sglang/srt/model_executor/cuda_graph_runner.py\", line 310, in capture
+    self.capture_one_batch_size(bs, forward)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB is free.
+[2025-07-05 15:48:41] Received sigquit from a child process. It usually means the child failed.
+"
+    );
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    let report = json(&out);
+    assert_eq!(report["verdict"], "crash");
+    let cause = &report["root_cause"];
+    assert_eq!(cause["category"], "cuda-oom", "{cause}");
+    assert!(cause["evidence"][0]["text"].as_str().unwrap().contains("CUDA out of memory"));
+}
