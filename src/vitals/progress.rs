@@ -8,8 +8,9 @@
 //! fields. The field order, the separator after the header and the set of
 //! optional fields change from release to release (sglang
 //! `scheduler_metrics_mixin.py`, vLLM `v1/metrics/loggers.py` and V0
-//! `engine/metrics.py`), so the list is parsed as a list and fields are
-//! found by their whole key.
+//! `engine/metrics.py`), so the header's shapes are read as a small
+//! grammar (nom), the list is split into its fields, and fields are found
+//! by their whole key, wherever they stand.
 
 use nom::branch::alt;
 use nom::bytes::complete::tag;
