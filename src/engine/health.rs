@@ -37,7 +37,7 @@ pub fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang>
     if silent < hang_after {
         return None;
     }
-    let kept = EvidenceLine { line, text: advance.text.clone(), cut: 0 };
+    let kept = EvidenceLine::new(line, &advance.text);
     let figures = advance.figures()?;
     Some(Hang {
         last_progress: evidence_at(places, line, &kept),
@@ -95,7 +95,7 @@ fn described(
 ) -> Degraded {
     let example = |level: &Level, recorder: &Recorder| -> Option<Evidence> {
         let e = recorder.exemplar_near(level.first_line, level.last_line, level.per_request)?;
-        Some(evidence_at(places, e.line, &EvidenceLine { line: e.line, text: e.text.clone(), cut: 0 }))
+        Some(evidence_at(places, e.line, &EvidenceLine::new(e.line, &e.text)))
     };
     Degraded {
         metric: METRIC.to_string(),

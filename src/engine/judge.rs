@@ -253,8 +253,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         work: run.vitals.as_deref().and_then(|v| {
             let advance = v.last_advance()?;
             let line = advance.moment.line;
-            let evidence =
-                evidence_at(places, line, &EvidenceLine { line, text: advance.text.clone(), cut: 0 });
+            let evidence = evidence_at(places, line, &EvidenceLine::new(line, &advance.text));
             Some(Work { evidence, stream_line: line, pending: v.stuck_with_work() })
         }),
         vitals: run.vitals.as_deref().and_then(|v| v.summary()).map(|v| in_source_lines(places, v)),
@@ -566,7 +565,6 @@ const UNRECOGNISED_HINT: &str =
     "No rule recognises this failure. Read the evidence lines (the first exception of a chain is \
 the root); if it is a known problem, add a rule for it (rules/README.md).";
 
-/// Evidence for stream line `line`, named by its own file and number.
 /// Vitals with line numbers of the run's source file instead of the
 /// stream (they differ after a rotated file).
 fn in_source_lines(places: Places<'_>, mut vitals: crate::vitals::Vitals) -> crate::vitals::Vitals {
@@ -578,6 +576,7 @@ fn in_source_lines(places: Places<'_>, mut vitals: crate::vitals::Vitals) -> cra
     vitals
 }
 
+/// Evidence for stream line `line`, named by its own file and number.
 pub(super) fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
     let (source, number) = places.locate(line);
     Evidence { source: source.to_string(), line: number, text: kept.text.clone(), cut_bytes: kept.cut }

@@ -75,27 +75,22 @@ impl Figures {
 /// reads it).
 pub fn kind_of(message: &str) -> Option<ProgressKind> {
     if message.starts_with("Decode batch") {
-        Some(ProgressKind::Decode)
-    } else if message.starts_with("Prefill batch") {
-        Some(ProgressKind::Prefill)
-    } else if is_progress_line(message) {
-        Some(ProgressKind::Stats)
-    } else {
-        None
+        return Some(ProgressKind::Decode);
     }
-}
-
-/// Whether `message` opens like a progress line (cheap; [`figures`] reads
-/// it).
-pub fn is_progress_line(message: &str) -> bool {
+    if message.starts_with("Prefill batch") {
+        return Some(ProgressKind::Prefill);
+    }
     // vLLM's field comes first, or after `Engine 000: ` / `2 Engines
     // Aggregated: `; other lines (HTTP access lines) are not searched.
-    let vllm = || {
-        let opening =
-            message.as_bytes().first().is_some_and(u8::is_ascii_digit) || message.starts_with("Engine ");
-        message.starts_with(VLLM_FIRST_FIELD) || (opening && message.contains(VLLM_FIRST_FIELD))
-    };
-    message.starts_with("Decode batch") || message.starts_with("Prefill batch") || vllm()
+    let opening =
+        message.as_bytes().first().is_some_and(u8::is_ascii_digit) || message.starts_with("Engine ");
+    let vllm = message.starts_with(VLLM_FIRST_FIELD) || (opening && message.contains(VLLM_FIRST_FIELD));
+    vllm.then_some(ProgressKind::Stats)
+}
+
+/// Whether `message` opens like a progress line (see [`kind_of`]).
+pub fn is_progress_line(message: &str) -> bool {
+    kind_of(message).is_some()
 }
 
 /// The figures of a progress line, or `None` if `message` is not one.

@@ -194,8 +194,6 @@ pub struct Recorder {
     until_read: u64,
     samples: Vec<Sample>,
     exemplars: Thinned<Exemplar>,
-    /// Highest generation speed of a sampled line.
-    pub max_generation: Option<f64>,
     /// Most requests running on a line read.
     pub max_running: Option<u64>,
     /// Highest share of the KV cache in use on a line read.
@@ -227,7 +225,6 @@ impl Default for Recorder {
             until_read: 0,
             samples: Vec::new(),
             exemplars: Thinned::new(MAX_EXEMPLARS),
-            max_generation: None,
             max_running: None,
             max_usage: None,
             max_queue: None,
@@ -289,18 +286,18 @@ impl Recorder {
         let running = figures.running.unwrap_or(0);
         let generation = figures.generation.filter(|_| figures.kind != ProgressKind::Prefill);
         let Some(generation) = generation.filter(|_| running > 0 && !after_idle) else { return };
-        max(&mut self.max_generation, Some(generation));
         if self.samples.len() == MAX_SAMPLES {
             halve(&mut self.samples);
             self.stride *= 2;
             self.until_read = self.stride - 1;
         }
-        let at = crate::vitals::clock::parse(line.time.unwrap_or(""));
-        self.samples.push(Sample { line: line.line, at, generation, running });
+        let sample =
+            Sample { line: line.line, at: line.time.and_then(super::clock::parse), generation, running };
+        self.samples.push(sample);
         self.exemplars.offer(|| Exemplar {
             line: line.line,
             text: start_of(line.text).to_string(),
-            per_request: generation / running as f64,
+            per_request: sample.per_request(),
         });
     }
 
