@@ -411,6 +411,10 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
             }
         }
     }
+    if event.kind == EventKind::FaultDump && explains_failure && m.line == 0 {
+        // A Rust panic's message is on the line after `panicked at …:`.
+        evidence.extend(event.lines.iter().find(|l| l.role == LineRole::ExceptionText).map(evidence_line));
+    }
     if explains_failure && m.line > 0 {
         // The line that opened the event: a traceback's announcement, or the
         // first line of a message that continues on indented lines.
@@ -458,7 +462,14 @@ fn failure_of(event: &Event) -> Failure {
         format!("Unrecognised failure: {}", shorten(root.message().trim(), 120))
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
-        first.message().trim().to_string()
+        match event.lines.iter().find(|l| l.role == LineRole::ExceptionText) {
+            // A Rust panic: where, then what.
+            Some(message) => {
+                evidence.push(evidence_line(message));
+                format!("{} {}", first.message().trim(), shorten(message.message().trim(), 120))
+            }
+            None => first.message().trim().to_string(),
+        }
     } else {
         let frame = event.lines.iter().rev().find(|l| l.role == LineRole::Frame);
         evidence.extend(frame.map(evidence_line));

@@ -137,6 +137,8 @@ const MAX_OPEN_STREAMS: usize = 256;
 const MAX_SPARE_EVENTS: usize = 16;
 /// Most lines of an exception message joined to its exception line.
 const MAX_EXCEPTION_TEXT: usize = 200;
+/// Lines of a Rust panic's message kept before its backtrace.
+const MAX_PANIC_MESSAGE: usize = 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -152,6 +154,11 @@ enum State {
     AfterChain,
     /// A faulthandler dump.
     Dump,
+    /// A Rust panic whose message follows its `panicked at …:` line; the
+    /// number of message lines so far.
+    PanicMessage(usize),
+    /// A Rust panic's notes and backtrace.
+    PanicTrace,
 }
 
 #[derive(Clone)]
@@ -324,7 +331,15 @@ impl Grouper {
             _ if message.starts_with("Fatal Python error:") => {
                 (EventKind::FaultDump, State::Dump, LineRole::Text)
             }
-            _ => (EventKind::Record, State::Single, LineRole::Text),
+            _ => match traceback::panic_header(message) {
+                Some(traceback::PanicHeader::MessageFollows) => {
+                    (EventKind::FaultDump, State::PanicMessage(0), LineRole::Text)
+                }
+                Some(traceback::PanicHeader::MessageOnLine) => {
+                    (EventKind::FaultDump, State::PanicTrace, LineRole::Text)
+                }
+                None => (EventKind::Record, State::Single, LineRole::Text),
+            },
         };
         let mut event = self.spare.pop().unwrap_or_else(|| {
             Box::new(Event {
@@ -419,7 +434,8 @@ fn continuation(
     if record.app_header && (open.origin.is_none() || record.origin != open.origin.as_deref()) {
         return None;
     }
-    let in_traceback = !matches!(open.state, State::Single | State::Dump);
+    let in_traceback =
+        !matches!(open.state, State::Single | State::Dump | State::PanicMessage(_) | State::PanicTrace);
     let kind = if in_traceback { traceback::classify(message, true) } else { kind };
     match open.state {
         // A terminal that hard-wrapped a journal line after its prefix
@@ -445,8 +461,26 @@ fn continuation(
             LineKind::Source | LineKind::Other if record.is_bare() && message.starts_with([' ', '\t']) => {
                 Some((State::Single, LineRole::Text))
             }
+            // asyncio's exception handler logs one record of several lines:
+            // `Task exception was never retrieved`, `future: <Task …>`, then
+            // the traceback of the task's exception.
+            _ if record.is_bare()
+                && traceback::announces_asyncio_traceback(open.event.lines[0].message()) =>
+            {
+                match kind {
+                    LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
+                    _ if traceback::is_asyncio_context(message) => Some((State::Single, LineRole::Text)),
+                    _ => None,
+                }
+            }
             _ => None,
         },
+        State::PanicMessage(n) => match panic_continuation(message) {
+            Some(role) => Some((State::PanicTrace, role)),
+            None if kind == LineKind::Blank || n >= MAX_PANIC_MESSAGE => None,
+            None => Some((State::PanicMessage(n + 1), LineRole::ExceptionText)),
+        },
+        State::PanicTrace => panic_continuation(message).map(|role| (State::PanicTrace, role)),
         State::Dump => match kind {
             LineKind::Blank => Some((State::Dump, LineRole::Blank)),
             LineKind::DumpHeader => Some((State::Dump, LineRole::Text)),
@@ -483,6 +517,19 @@ fn continuation(
             LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
             _ => None,
         },
+    }
+}
+
+/// The role of a line that continues a Rust panic after its message: the
+/// `note: run with RUST_BACKTRACE=1 …` advice, `stack backtrace:` and the
+/// indented frames (`  12: 0x7f… - sym`, `at src/x.rs:3:9`).
+fn panic_continuation(message: &str) -> Option<LineRole> {
+    if message.starts_with("note: ") || message == "stack backtrace:" {
+        Some(LineRole::Text)
+    } else if message.starts_with(' ') && !message.trim().is_empty() {
+        Some(LineRole::Source)
+    } else {
+        None
     }
 }
 

@@ -165,3 +165,56 @@ fn stream_names_come_from_the_line_or_from_elsewhere() {
         (Some("python3"), Some("sglang.service"), None)
     );
 }
+
+#[test]
+fn rust_panic_keeps_its_message_and_backtrace() {
+    // sgl-project/sglang#7901: the router's panic (Rust 1.73+ layout).
+    let log = "\
+thread '<unnamed>' panicked at /root/.cargo/registry/src/tokio-1.46.1/src/runtime/blocking/shutdown.rs:51:21:
+Cannot drop a runtime in a context where blocking is not allowed.
+stack backtrace:
+   0:     0x7fb73afbb082 - std::backtrace_rs::backtrace::libunwind::trace::h74680e970b6e0712
+                               at /rustc/6b00bc38/library/std/src/../../backtrace/src/backtrace/libunwind.rs:117:9
+[2025-07-09 10:00:00] Shutting down";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].kind, EventKind::FaultDump);
+    assert_eq!(events[0].lines.len(), 5);
+    assert_eq!(events[0].lines[1].role, LineRole::ExceptionText);
+    assert_eq!(events[1].lines[0].message(), "Shutting down");
+}
+
+#[test]
+fn rust_panic_of_older_releases_ends_at_its_note() {
+    let log = "\
+thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:12:5
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+Error: Webserver Crashed";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].kind, EventKind::FaultDump);
+    assert_eq!(events[0].lines.len(), 2);
+    assert_eq!(events[1].lines[0].message(), "Error: Webserver Crashed");
+}
+
+#[test]
+fn asyncio_handler_report_is_one_event_with_its_traceback() {
+    // sgl-project/sglang#17031: one record of asyncio's exception handler.
+    let log = "\
+[2026-01-12 21:03:30] Task exception was never retrieved
+future: <Task finished name='Task-993871' coro=<<async_generator_asend without __name__>()> exception=ValueError('x')>
+Traceback (most recent call last):
+  File \"/usr/lib/python3.12/asyncio/locks.py\", line 212, in wait
+    await fut
+asyncio.exceptions.CancelledError
+[2026-01-12 21:03:31] INFO:     127.0.0.1:5000 - \"POST /generate HTTP/1.1\" 200 OK";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].kind, EventKind::Traceback);
+    assert_eq!(events[0].lines[0].message(), "Task exception was never retrieved");
+    assert_eq!(events[0].lines.len(), 6);
+
+    // Other bare lines after a record stay their own events.
+    let events = group("[2026-01-12 21:03:30] Task exception was never retrieved\nsomething else");
+    assert_eq!(events.len(), 2);
+}

@@ -227,3 +227,48 @@ mod tests {
         );
     }
 }
+
+/// How a Rust panic's first line carries its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanicHeader {
+    /// `thread 'main' panicked at src/main.rs:2:5:` (Rust 1.73 and later):
+    /// the message is on the next lines.
+    MessageFollows,
+    /// `thread 'main' panicked at 'boom', src/main.rs:2:5` (older).
+    MessageOnLine,
+}
+
+/// Reads the first line of a Rust panic: `thread '<name>' panicked at …`,
+/// also with the thread id newer releases print (`thread 'main' (12)
+/// panicked at …`).
+pub fn panic_header(message: &str) -> Option<PanicHeader> {
+    let rest = message.strip_prefix("thread '")?;
+    let (_, after) = rest.split_once("panicked at ")?;
+    if after.is_empty() {
+        return None;
+    }
+    Some(if after.trim_end().ends_with(':') {
+        PanicHeader::MessageFollows
+    } else {
+        PanicHeader::MessageOnLine
+    })
+}
+
+/// Whether a record opens the report of asyncio's exception handler, whose
+/// context lines and traceback follow as one record (`Task exception was
+/// never retrieved`, `Future exception was never retrieved`, `Exception in
+/// callback …`).
+pub fn announces_asyncio_traceback(message: &str) -> bool {
+    let message = message.trim_end();
+    message == "Task exception was never retrieved"
+        || message == "Future exception was never retrieved"
+        || message.starts_with("Exception in callback ")
+}
+
+/// A context line of asyncio's exception handler report (`future: <Task
+/// finished …>`, `handle: <Handle …>`).
+pub fn is_asyncio_context(message: &str) -> bool {
+    ["future: <", "task: <", "handle: <", "transport: <", "protocol: <"]
+        .iter()
+        .any(|field| message.starts_with(field))
+}
