@@ -334,7 +334,10 @@ impl<'r> Engine<'r> {
                 // A benign announcement (`Error in preprocessing prompt
                 // inputs`: one request failed) covers its traceback too.
                 let announces = m.line == 0 && role == Role::Benign;
+                // A rule for a Rust panic's first line knows the panic.
+                let names_panic = m.line == 0 && role == Role::Symptom && !silenced(m) && is_panic(event);
                 announces
+                    || names_panic
                     || (on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m))))
             });
         if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
@@ -411,7 +414,7 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
             }
         }
     }
-    if event.kind == EventKind::FaultDump && explains_failure && m.line == 0 {
+    if is_panic(event) && m.line == 0 && rule.role != Role::Benign {
         // A Rust panic's message is on the line after `panicked at …:`.
         evidence.extend(event.lines.iter().find(|l| l.role == LineRole::ExceptionText).map(evidence_line));
     }
@@ -446,6 +449,12 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
     }
+}
+
+/// Whether the event is a Rust panic (a dump opened by `panicked at`).
+fn is_panic(event: &Event) -> bool {
+    event.kind == EventKind::FaultDump
+        && crate::events::traceback::panic_header(event.lines[0].message()).is_some()
 }
 
 /// An unrecognised traceback or fatal-error dump, for the `unknown`

@@ -461,6 +461,18 @@ fn continuation(
             LineKind::Source | LineKind::Other if record.is_bare() && message.starts_with([' ', '\t']) => {
                 Some((State::Single, LineRole::Text))
             }
+            // `logger.exception("…")` (or `exc_info=True`) under a one-line
+            // header: the error record, then its traceback without prefixes.
+            LineKind::Header
+                if record.is_bare()
+                    && open.event.lines.len() == 1
+                    && matches!(
+                        open.event.lines[0].level,
+                        Some(Level::Warning | Level::Error | Level::Critical)
+                    ) =>
+            {
+                Some((State::Frames, LineRole::TracebackHeader))
+            }
             // asyncio's exception handler logs one record of several lines:
             // `Task exception was never retrieved`, `future: <Task …>`, then
             // the traceback of the task's exception.

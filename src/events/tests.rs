@@ -218,3 +218,27 @@ asyncio.exceptions.CancelledError
     let events = group("[2026-01-12 21:03:30] Task exception was never retrieved\nsomething else");
     assert_eq!(events.len(), 2);
 }
+
+#[test]
+fn logged_exception_takes_its_bare_traceback() {
+    // huggingface/text-generation-inference#1695: `logger.exception` under
+    // the launcher's one-line header, the traceback without prefixes.
+    let log = "\
+2024-04-02T17:31:23.524470Z ERROR text_generation_launcher: Decode cuda graph warmup failed
+Traceback (most recent call last):
+  File \"/opt/conda/bin/text-generation-server\", line 8, in <module>
+    sys.exit(app())
+torch.OutOfMemoryError: CUDA out of memory.";
+    let events = group(log);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, EventKind::Traceback);
+    assert_eq!(events[0].lines[0].message(), "Decode cuda graph warmup failed");
+
+    // An INFO record before an uncaught traceback does not announce it.
+    let log = "\
+2024-04-02T17:31:23.524470Z  INFO text_generation_launcher: Loading weights
+Traceback (most recent call last):
+  File \"/opt/conda/bin/text-generation-server\", line 8, in <module>
+KeyError: 'x'";
+    assert_eq!(group(log).len(), 2);
+}
