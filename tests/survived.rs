@@ -51,3 +51,21 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 ha
     assert_eq!(cause["category"], "cuda-oom", "{cause}");
     assert!(cause["evidence"][0]["text"].as_str().unwrap().contains("CUDA out of memory"));
 }
+
+/// An illegal memory access poisons the process's CUDA context: a tuning
+/// pass that goes on printing afterwards (each tactic now failing the same
+/// way) does not make it survived. Lines from flashinfer-ai/flashinfer#2800.
+#[test]
+fn a_sticky_gpu_fault_is_not_outlived_by_later_progress() {
+    let log = "\
+(Worker pid=4178717) ERROR 03-13 12:01:42 [multiproc_executor.py:932] WorkerProc hit an exception.
+(Worker pid=4178717) ERROR 03-13 12:01:42 [multiproc_executor.py:932] Traceback (most recent call last):
+(Worker pid=4178717) ERROR 03-13 12:01:42 [multiproc_executor.py:932]   File \"/opt/vllm/v1/worker/gpu_worker.py\", line 594, in compile_or_warm_up_model
+(Worker pid=4178717) ERROR 03-13 12:01:42 [multiproc_executor.py:932] torch.AcceleratorError: CUDA error: an illegal memory access was encountered
+(Worker pid=4178717) INFO 03-13 12:01:43 [autotuner.py:256] flashinfer.jit: [Autotuner]: Autotuning process starts ...
+";
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    let report = json(&out);
+    assert_eq!(report["verdict"], "crash", "{report}");
+    assert_eq!(report["root_cause"]["category"], "cuda-illegal-access");
+}

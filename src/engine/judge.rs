@@ -32,6 +32,10 @@ const OOM_KILL: &str = "host-oom-kill";
 /// The category of a SIGKILL whose sender the log does not show.
 const UNATTRIBUTED_KILL: &str = "sigkill-unattributed";
 
+/// The category of a GPU fault after which the process's CUDA context is
+/// unusable (an illegal access, a device-side assert, a misaligned address).
+const STICKY_FAULT: &str = "cuda-illegal-access";
+
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
@@ -204,6 +208,12 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     let after_stop = run.stop_line.filter(|&s| finding.line > s);
     if let Some(stop) = after_stop.filter(|_| hung || !rules.rule(finding.rule).counts_after_stop) {
         return Standing::AfterStop(stop);
+    }
+    // A fault that poisons the process's CUDA context cannot be outlived:
+    // progress after it is another process's, or a tuning pass that reports
+    // the fault again.
+    if rules.rule(finding.rule).category.as_deref() == Some(STICKY_FAULT) {
+        return Standing::Active;
     }
     match survived(run, finding.event_last) {
         Some(progress) => Standing::Survived(progress),
