@@ -1,6 +1,7 @@
 //! Embeds the built-in rule files: writes `$OUT_DIR/builtin_rules.rs`, a
 //! table of (path under rules/, contents) that the binary loads through the
-//! same code as `--rules DIR`.
+//! same code as `--rules DIR`; and lists the golden incidents in fixtures/
+//! for the test suite (`$OUT_DIR/fixture_cases.rs`).
 
 use std::path::{Path, PathBuf};
 use std::{env, fs};
@@ -18,8 +19,37 @@ fn main() {
         out.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", path.display().to_string()));
     }
     out.push_str("];\n");
-    let dest = PathBuf::from(env::var("OUT_DIR").unwrap()).join("builtin_rules.rs");
-    fs::write(dest, out).unwrap();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    fs::write(out_dir.join("builtin_rules.rs"), out).unwrap();
+    write_fixture_list(&out_dir);
+}
+
+/// Writes `$OUT_DIR/fixture_cases.rs`: one `name => "folder"` pair per
+/// golden incident in fixtures/, for the test suite to make each its own
+/// test (one failure names its fixture, and the others still run).
+fn write_fixture_list(out_dir: &Path) {
+    let fixtures = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("fixtures");
+    println!("cargo:rerun-if-changed=fixtures");
+    let mut cases: Vec<String> = fs::read_dir(&fixtures)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().join("case.json").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    let mut out = String::from("fixture_tests! {\n");
+    for case in &cases {
+        let name: String = case
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+            .collect();
+        out.push_str(&format!("    fixture_{name} => {case:?},\n"));
+    }
+    out.push_str("}\n");
+    fs::write(out_dir.join("fixture_cases.rs"), out).unwrap();
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

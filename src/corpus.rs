@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::diagnose::feed_source;
 use crate::engine::diagnosis::{Outcome, Verdict};
 use crate::engine::{Diagnosis, Engine, JudgeOptions};
-use crate::pipeline::feed_source;
 use crate::rules::RuleSet;
 
 /// The labels of a case (`case.json`); unknown keys are ignored.
@@ -110,6 +110,26 @@ impl fmt::Display for Status {
     }
 }
 
+impl Status {
+    /// A short, stable name for the kind of result (`wrong-cause`), for
+    /// machine-read reports such as JUnit's `type` attribute.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::FalseCrash => "false-crash",
+            Status::MissedCrash => "missed-crash",
+            Status::WrongCause(_) => "wrong-cause",
+            Status::WrongEvidence => "wrong-evidence",
+            Status::WrongUnit(_) => "wrong-unit",
+            Status::WrongVerdict(_) => "wrong-verdict",
+            Status::WrongVitals(_) => "wrong-vitals",
+            Status::ReportChanged => "report-changed",
+            Status::NotBlessed => "not-blessed",
+            Status::Error(_) => "error",
+        }
+    }
+}
+
 /// The result of one case.
 #[derive(Debug, Clone)]
 pub struct CaseResult {
@@ -151,19 +171,28 @@ pub fn report_json(diagnosis: &Diagnosis) -> String {
     text
 }
 
-/// Checks one case; with `bless`, writes `expected.json` when the labels
-/// pass (a report that gets the labels wrong is never blessed).
-pub fn check_case(rules: &RuleSet, case: &Path, bless: bool) -> CaseResult {
+/// What checking a case does with a report whose labels pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Compare it with `expected.json`.
+    Check,
+    /// Write it to `expected.json` (a report that gets the labels wrong is
+    /// never blessed).
+    Bless,
+}
+
+/// Checks one case: its labels, then its report as `mode` says.
+pub fn check_case(rules: &RuleSet, case: &Path, mode: Mode) -> CaseResult {
     let name =
         case.file_name().map_or_else(|| case.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let status = match run_checks(rules, case, bless) {
+    let status = match run_checks(rules, case, mode) {
         Ok(status) => status,
         Err(e) => Status::Error(e),
     };
     CaseResult { name, status }
 }
 
-fn run_checks(rules: &RuleSet, case: &Path, bless: bool) -> Result<Status, String> {
+fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String> {
     let labels_text = fs::read_to_string(case.join("case.json")).map_err(|e| format!("case.json: {e}"))?;
     let labels: Labels = serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
     let diagnosis = diagnose_case(rules, case)?;
@@ -173,7 +202,7 @@ fn run_checks(rules: &RuleSet, case: &Path, bless: bool) -> Result<Status, Strin
     }
     let report = report_json(&diagnosis);
     let expected_path = case.join("expected.json");
-    if bless {
+    if mode == Mode::Bless {
         fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
         return Ok(Status::Passed);
     }
@@ -191,7 +220,7 @@ fn same_json(a: &str, b: &str) -> bool {
     }
 }
 
-/// Compares a diagnosis with a case's labels, as `../shared/tools/score.py`
+/// Compares a diagnosis with a case's labels, as the project's corpus scorer
 /// does.
 pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
     for (unit, want) in &labels.units {
@@ -261,8 +290,8 @@ fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
     } else {
         labels.accept.iter().collect()
     };
-    if !causes.iter().any(|c| accept.contains(&&c.category)) {
-        let mut got: Vec<String> = causes.iter().map(|c| c.category.clone()).collect();
+    if !causes.iter().any(|c| accept.iter().any(|a| a.as_str() == c.category.name())) {
+        let mut got: Vec<String> = causes.iter().map(|c| c.category.to_string()).collect();
         got.dedup();
         return Status::WrongCause(got);
     }

@@ -14,15 +14,18 @@
 //! reads the servers' progress lines (speed, load, queue) that the engine
 //! routes to each run, and judges collapses; the engine judges hangs with
 //! them, and the report draws them.
-//! [`pipeline`] drives a source through framing and grouping into the
-//! engine; [`corpus`] checks golden cases.
+//! [`pipeline`] drives a source through framing and grouping into events;
+//! [`diagnose`] connects it to the engine (each event judged as it is
+//! grouped); [`corpus`] checks golden cases.
 
 pub mod cli;
 pub mod corpus;
+pub mod diagnose;
 pub mod engine;
 pub mod events;
 pub mod framing;
 pub mod input;
+pub mod named;
 pub mod pipeline;
 pub mod report;
 pub mod rules;

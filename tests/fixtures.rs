@@ -1,23 +1,51 @@
-//! Every golden incident in fixtures/: its labels (verdict, category in
-//! `accept`, evidence) and its blessed report (expected.json).
+//! Every golden incident in fixtures/, each its own test: its labels
+//! (verdict, category in `accept`, evidence) and its blessed report
+//! (expected.json).
 
-use logdiag::corpus::{check_case, find_cases, Status};
+use std::sync::OnceLock;
+
+use logdiag::corpus::{check_case, find_cases, Mode, Status};
 use logdiag::rules::RuleSet;
 
 use crate::util::*;
 
+/// The built-in rules, loaded once for all the fixture tests.
+fn rules() -> &'static RuleSet {
+    static RULES: OnceLock<RuleSet> = OnceLock::new();
+    RULES.get_or_init(|| RuleSet::builtin().expect("built-in rules load"))
+}
+
+/// Checks the golden incident in `fixtures/<case>`.
+fn check_fixture(case: &str) {
+    let result = check_case(rules(), &root().join("fixtures").join(case), Mode::Check);
+    assert_eq!(result.status, Status::Passed, "{}: {}", result.name, result.status);
+}
+
+/// One test per fixture, listed by build.rs.
+macro_rules! fixture_tests {
+    ($($test:ident => $case:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                check_fixture($case);
+            }
+        )*
+
+        /// Every folder of fixtures/ has its test.
+        const LISTED: &[&str] = &[$($case),*];
+    };
+}
+
+include!(concat!(env!("OUT_DIR"), "/fixture_cases.rs"));
+
 #[test]
-fn every_fixture_passes_its_labels_and_blessed_report() {
-    let rules = RuleSet::builtin().expect("built-in rules load");
-    let cases = find_cases(&root().join("fixtures")).unwrap();
-    assert!(cases.len() >= 15, "only {} fixtures", cases.len());
-    let failures: Vec<String> = cases
-        .iter()
-        .map(|case| check_case(&rules, case, false))
-        .filter(|r| r.status != Status::Passed)
-        .map(|r| format!("{}: {}", r.name, r.status))
-        .collect();
-    assert!(failures.is_empty(), "failing fixtures:\n{}", failures.join("\n"));
+fn every_fixture_folder_has_its_own_test() {
+    let found = find_cases(&root().join("fixtures")).unwrap();
+    let mut names: Vec<String> =
+        found.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, LISTED, "fixtures/ changed since the build; rebuild the tests");
+    assert!(LISTED.len() >= 15, "only {} fixtures", LISTED.len());
 }
 
 #[test]

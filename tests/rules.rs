@@ -66,3 +66,46 @@ Nov 29 10:00:01 node-7 systemd[1]: sglang.service: Control process exited, code=
         "GPU 3 failed the site health check: ECC page retirement pending (reset required)"
     );
 }
+
+/// A rule's sample is read by the same path as a log: a line as vLLM
+/// colours it on a terminal (`VLLM_LOGGING_COLOR=1`) is a valid sample,
+/// and the same coloured line in a log is matched by the rule.
+#[test]
+fn a_coloured_sample_matches_as_the_coloured_log_line_does() {
+    let coloured =
+        "\x1b[1;31mERROR\x1b[0m 05-25 20:27:22 [core.py:1161] Site check failed: disk 3 is read-only";
+    let dir = TempDir::new("coloured-sample");
+    let rule = format!(
+        "role = \"cause\"\ncategory = \"permission-denied\"\ntitle = \"site check: {{what}}\"\nhint = \"h\"\n\
+[match]\nmessage = '^Site check failed: (?P<what>.+)'\nlevel = [\"error\"]\n\
+[test]\nsamples = [\"{}\"]\n",
+        // TOML takes the escape character only as `\u001b`.
+        coloured.replace('\x1b', "\\u001b")
+    );
+    dir.write("site/check.toml", rule.as_bytes());
+    let check = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+
+    let log = dir.write("server.log", format!("{coloured}\n").as_bytes());
+    let out = run(&["--format", "json", "--rules", dir.path().to_str().unwrap(), log.to_str().unwrap()]);
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["rule"], "site.check", "{report}");
+    assert_eq!(report["root_cause"]["title"], "site check: disk 3 is read-only");
+}
+
+/// The rule guide lists every category `rules categories` prints.
+#[test]
+fn the_rule_guide_lists_every_category() {
+    let out = run(&["rules", "categories"]);
+    assert_eq!(out.status.code(), Some(0));
+    let guide = std::fs::read_to_string(root().join("rules/README.md")).unwrap();
+    let names: Vec<String> = stdout(&out)
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(names.len() > 20 && names.contains(&"cuda-oom".to_string()), "{names:?}");
+    for name in names {
+        assert!(guide.contains(&format!("| `{name}` |")), "rules/README.md does not list {name}");
+    }
+}

@@ -1,4 +1,4 @@
-//! The five founding incidents (DESIGN.md, "The problem it solves"), as
+//! The five founding incidents (the crashes that started the project), as
 //! fixtures: what a user running logdiag at 3 a.m. must be told.
 
 use crate::util::*;

@@ -1,14 +1,25 @@
-//! `logdiag rules list | check [DIR] | explain ID`.
+//! `logdiag rules list | categories | check [DIR] | explain ID`.
 
 use std::io::Write;
 
 use comfy_table::{presets, Table};
 
 use super::{load_rules, write_line, Failure, RuleArgs, RulesAction, EXIT_ERROR};
-use crate::rules::{load, LoadOptions, Role};
+use crate::rules::{load, Category, LoadOptions, Role};
 
 pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     match action {
+        RulesAction::Categories => {
+            let mut table = Table::new();
+            table.load_preset(presets::NOTHING);
+            table.set_header(["category", "kind", "meaning"]);
+            for &category in Category::ALL {
+                let kind = if category.is_crash() { "crash" } else { "not a crash" };
+                table.add_row([category.name(), kind, category.meaning()]);
+            }
+            write_line(out, &table.to_string())?;
+            Ok(0)
+        }
         RulesAction::List => {
             let rules = load_rules(args)?;
             let mut table = Table::new();
@@ -17,7 +28,7 @@ pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) ->
             for rule in rules.rules() {
                 let category = match (rule.role, rule.marker) {
                     (Role::Marker, Some(kind)) => format!("({})", kind.name()),
-                    _ => rule.category.clone().unwrap_or_else(|| "-".to_string()),
+                    _ => rule.category.map_or_else(|| "-".to_string(), |c| c.to_string()),
                 };
                 table.add_row(vec![rule.id.clone(), rule.role.name().to_string(), category]);
             }

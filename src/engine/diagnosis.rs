@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::rules::Category;
 use crate::vitals::args::ChangedArg;
 use crate::vitals::Vitals;
 
@@ -36,60 +37,36 @@ pub enum Verdict {
     NoCrash,
 }
 
-/// How a run ended, or where it stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// It died of a failure.
-    Crash,
-    /// It became ready or is serving, and nothing fatal happened.
-    Healthy,
-    /// It is starting up: not ready yet, nothing fatal.
-    Starting,
-    /// An operator stopped it.
-    Stopped,
-    /// Its last progress line showed work pending, and the log went on
-    /// without progress for the hang time (whether or not an operator then
-    /// stopped it).
-    Hung,
-    /// Nothing tells.
-    Unknown,
-}
-
-impl Outcome {
-    /// The outcome's name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Crash => "crash",
-            Outcome::Healthy => "healthy",
-            Outcome::Starting => "starting",
-            Outcome::Stopped => "stopped",
-            Outcome::Hung => "hung",
-            Outcome::Unknown => "unknown",
-        }
+crate::named_enum! {
+    /// How a run ended, or where it stands.
+    pub enum Outcome {
+        /// It died of a failure.
+        Crash = "crash",
+        /// It became ready or is serving, and nothing fatal happened.
+        Healthy = "healthy",
+        /// It is starting up: not ready yet, nothing fatal.
+        Starting = "starting",
+        /// An operator stopped it.
+        Stopped = "stopped",
+        /// Its last progress line showed work pending, and the log went on
+        /// without progress for the hang time (whether or not an operator then
+        /// stopped it).
+        Hung = "hung",
+        /// Nothing tells.
+        Unknown = "unknown",
     }
 }
 
-/// How sure the diagnosis is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Confidence {
-    /// Only symptoms, or a traceback cut before its exception line.
-    Low,
-    /// A cause, but the log ends before any sign of the process dying.
-    Medium,
-    /// A cause and evidence that the process died of it.
-    High,
-}
-
-impl Confidence {
-    /// The confidence's name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Confidence::Low => "low",
-            Confidence::Medium => "medium",
-            Confidence::High => "high",
-        }
+crate::named_enum! {
+    /// How sure the diagnosis is.
+    #[derive(PartialOrd, Ord)]
+    pub enum Confidence {
+        /// Only symptoms, or a traceback cut before its exception line.
+        Low = "low",
+        /// A cause, but the log ends before any sign of the process dying.
+        Medium = "medium",
+        /// A cause and evidence that the process died of it.
+        High = "high",
     }
 }
 
@@ -117,8 +94,8 @@ fn is_zero(n: &u64) -> bool {
 pub struct RootCause {
     /// Id of the rule that identified it; null when no rule did.
     pub rule: Option<String>,
-    /// Category (TAXONOMY.md).
-    pub category: String,
+    /// Category.
+    pub category: Category,
     /// One-line title.
     pub title: String,
     /// How sure.
@@ -142,7 +119,7 @@ pub struct Symptom {
     /// The file of the line.
     pub source: String,
     /// Rule category.
-    pub category: String,
+    pub category: Category,
     /// Line number.
     pub line: u64,
     /// The line as printed (or its start: see [`Evidence::text`]).
@@ -175,6 +152,11 @@ pub struct Benign {
 /// One launch of the program, judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Run {
+    /// Its number: its 1-based place in `runs` of the report that leaves
+    /// no run out. `--last` and `--unit` leave runs out and keep the
+    /// numbers of the runs they show, so a run is called the same in every
+    /// report.
+    pub number: usize,
     /// Source name.
     pub source: String,
     /// First line of the run.
@@ -228,9 +210,9 @@ pub struct Degraded {
     pub after: f64,
     /// `after / before - 1` (-0.94: 94% slower).
     pub change: f64,
-    /// The run it is compared with (1-based index in `runs`; this run's own
-    /// index when it slowed down within itself; null when that run is not
-    /// in the report, as with `--last`).
+    /// The number of the run it is compared with ([`Run::number`]; this
+    /// run's own when it slowed down within itself), whether or not that
+    /// run is in the report (`--last` may leave it out).
     pub vs_run: Option<usize>,
     /// Median requests running, before and after.
     pub running: Compared,

@@ -13,7 +13,7 @@ pub mod diagnosis;
 mod health;
 mod judge;
 mod place;
-pub use place::Reversal;
+use crate::input::Reversal;
 pub use units::UnitFilter;
 
 mod run;

@@ -67,10 +67,10 @@ pub fn is_unit_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::parse_text;
+    use crate::pipeline::events_of;
 
     fn subject(line: &str) -> Option<Subject> {
-        subject_of(&parse_text(line)[0])
+        subject_of(&events_of(line)[0])
     }
 
     #[test]

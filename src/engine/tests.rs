@@ -3,7 +3,8 @@
 
 use super::diagnosis::{Confidence, Outcome, Verdict};
 use super::*;
-use crate::events::parse_text;
+use crate::pipeline::events_of;
+use crate::rules::Category;
 
 fn diagnose(log: &str) -> Diagnosis {
     diagnose_sources(&[("t.log", log)])
@@ -14,7 +15,7 @@ fn diagnose_sources(sources: &[(&str, &str)]) -> Diagnosis {
     let mut engine = Engine::new(&rules);
     for (name, log) in sources {
         engine.begin_source(name);
-        for event in parse_text(log) {
+        for event in events_of(log) {
             engine.feed(&event);
         }
     }
@@ -42,7 +43,7 @@ fn progress_from_another_rank_before_the_kill_does_not_hide_the_crash() {
     let d = diagnose(&log);
     assert_eq!(d.verdict, Verdict::Crash);
     let cause = d.root_cause.unwrap();
-    assert_eq!(cause.category, "cuda-illegal-access");
+    assert_eq!(cause.category, Category::CudaIllegalAccess);
     assert_eq!(cause.confidence, Confidence::High, "the sigquit shows the process died");
 }
 
@@ -58,7 +59,7 @@ fn sigkill_without_an_oom_record_is_never_called_an_oom_kill() {
         "May 25 20:27:23 h systemd[1]: x.service: Main process exited, code=killed, status=9/KILL\n",
     );
     let cause = d.root_cause.unwrap();
-    assert_eq!(cause.category, "sigkill-unattributed");
+    assert_eq!(cause.category, Category::SigkillUnattributed);
     assert_eq!(cause.confidence, Confidence::Low);
     assert_eq!(d.runs[0].outcome, Outcome::Crash);
     assert_eq!(
@@ -73,7 +74,7 @@ fn a_confirm_record_turns_the_same_pids_sigkill_into_an_oom_kill() {
     let log = "[12-16 14:27:10] Exit code: -9\n[ 1234.567890] oom_reaper: reaped process 4242 (python3), now anon-rss:0kB\n";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!(cause.category, "host-oom-kill");
+    assert_eq!(cause.category, Category::HostOomKill);
     assert_eq!(cause.evidence.len(), 2, "the reaper line and the SIGKILL it explains");
 }
 
@@ -129,7 +130,7 @@ Fatal Python error: Aborted
 ";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!(cause.category, "nccl-error");
+    assert_eq!(cause.category, Category::NcclError);
     assert_eq!(cause.confidence, Confidence::High);
     let symptoms: Vec<&str> = d.runs[0].symptoms.iter().map(|s| s.rule.as_str()).collect();
     assert_eq!(symptoms, vec!["process.abort", "process.abort"]);
@@ -140,7 +141,7 @@ fn an_unrecognised_uncaught_exception_is_unknown_with_its_lines() {
     let log = "Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\nZeroDivisionError: division by zero\nKilled\n";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!((cause.category.as_str(), cause.rule.as_deref()), ("unknown", None));
+    assert_eq!((cause.category, cause.rule.as_deref()), (Category::Unknown, None));
     assert_eq!(cause.evidence[0].line, 3);
     assert_eq!(d.runs[0].symptoms[0].rule, "shell.killed", "Killed is the consequence");
 }
@@ -181,7 +182,7 @@ fn batches_logged_between_a_failure_and_the_kill_it_causes_do_not_hide_it() {
     );
     let d = diagnose(&log);
     assert_eq!(d.verdict, Verdict::Crash);
-    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
+    assert_eq!(d.root_cause.unwrap().category, Category::FlashinferUnsupportedArch);
 }
 
 const KILLED_UNIT: &str = "\
@@ -195,7 +196,7 @@ fn a_kernel_oom_record_in_another_file_explains_the_units_sigkill() {
     let d = diagnose_sources(&[("journal.txt", KILLED_UNIT), ("dmesg.txt", dmesg)]);
     let journal_run = &d.runs[0];
     let cause = journal_run.root_cause.as_ref().unwrap();
-    assert_eq!(cause.category, "host-oom-kill");
+    assert_eq!(cause.category, Category::HostOomKill);
     assert_eq!(cause.confidence, Confidence::High);
     assert_eq!((cause.evidence[0].source.as_str(), cause.evidence[0].line), ("dmesg.txt", 1));
     assert_eq!((cause.evidence[1].source.as_str(), cause.evidence[1].line), ("journal.txt", 2));
@@ -205,7 +206,7 @@ fn a_kernel_oom_record_in_another_file_explains_the_units_sigkill() {
 fn an_oom_kill_of_another_process_does_not_explain_the_sigkill() {
     let dmesg = "[ 5000.123456] Out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n";
     let d = diagnose_sources(&[("journal.txt", KILLED_UNIT), ("dmesg.txt", dmesg)]);
-    assert_eq!(d.runs[0].root_cause.as_ref().unwrap().category, "sigkill-unattributed");
+    assert_eq!(d.runs[0].root_cause.as_ref().unwrap().category, Category::SigkillUnattributed);
 }
 
 #[test]
@@ -217,7 +218,7 @@ May 25 20:27:22 h python[71283]: RuntimeError: FlashInfer requires GPUs with sm7
 May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL
 ";
     let d = diagnose(log);
-    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
+    assert_eq!(d.root_cause.unwrap().category, Category::FlashinferUnsupportedArch);
 }
 
 #[test]
@@ -249,11 +250,11 @@ May 25 20:27:23 h systemd[1]: sglang.service: Main process exited, code=killed, 
 ";
     let d = diagnose(log);
     let sglang = d.runs.iter().find(|r| r.unit.as_deref() == Some("sglang.service")).unwrap();
-    assert_eq!(sglang.root_cause.as_ref().unwrap().category, "sigkill-unattributed", "{:?}", d.runs);
+    assert_eq!(sglang.root_cause.as_ref().unwrap().category, Category::SigkillUnattributed, "{:?}", d.runs);
     let python = d.runs.iter().find(|r| r.unit.as_deref() == Some("python[71283]")).unwrap();
-    assert_eq!(python.root_cause.as_ref().unwrap().category, "flashinfer-unsupported-arch");
+    assert_eq!(python.root_cause.as_ref().unwrap().category, Category::FlashinferUnsupportedArch);
     // The diagnosis leads with the named cause, not the unexplained kill.
-    assert_eq!(d.root_cause.unwrap().category, "flashinfer-unsupported-arch");
+    assert_eq!(d.root_cause.unwrap().category, Category::FlashinferUnsupportedArch);
 }
 
 #[test]
@@ -264,5 +265,5 @@ Jan 09 14:32:25 H systemd[34]: testsuite-55-testchill.service: Main process exit
 ";
     let d = diagnose(log);
     let cause = d.root_cause.unwrap();
-    assert_eq!((cause.category.as_str(), cause.confidence), ("host-oom-kill", Confidence::Medium));
+    assert_eq!((cause.category, cause.confidence), (Category::HostOomKill, Confidence::Medium));
 }

@@ -24,6 +24,7 @@ use crate::framing::{FormatSet, Level, Record, Separator};
 use stream::stream_key;
 pub use stream::Stream;
 pub use traceback::LineKind;
+use traceback::Place;
 
 /// What an event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +123,7 @@ impl Event {
     pub fn exception_type_at(&self, index: usize) -> Option<&str> {
         let exception_line = self.lines[..=index].iter().rev().find(|l| l.role == LineRole::Exception)?;
         let message = traceback::strip_group_drawing(exception_line.message());
-        traceback::exception_name(message, true)
+        traceback::exception_name(message, Place::InTraceback)
     }
 }
 
@@ -191,12 +192,12 @@ impl Grouper {
 
     /// Adds one record of line `number` (at byte `offset`, full text `text`).
     pub fn push(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
-        let kind = traceback::classify(record.message, false);
+        let kind = traceback::classify(record.message, Place::Outside);
         self.push_classified(number, offset, text, record, kind);
     }
 
     /// Like [`Grouper::push`], with the record's message already
-    /// classified (`traceback::classify(message, false)`, which another
+    /// classified (`traceback::classify(message, Place::Outside)`, which another
     /// thread may have done).
     pub fn push_classified(
         &mut self,
@@ -436,7 +437,7 @@ fn continuation(
     }
     let in_traceback =
         !matches!(open.state, State::Single | State::Dump | State::PanicMessage(_) | State::PanicTrace);
-    let kind = if in_traceback { traceback::classify(message, true) } else { kind };
+    let kind = if in_traceback { traceback::classify(message, Place::InTraceback) } else { kind };
     match open.state {
         // A terminal that hard-wrapped a journal line after its prefix
         // (`… systemd[1]:`, then the message on the next line): the bare
@@ -588,26 +589,6 @@ fn line_into(
         level: record.level,
         formats: record.formats,
     }
-}
-
-/// Frames and groups a whole text held in memory (rule samples, tests).
-/// Uses the same framing and grouping as reading a file.
-pub fn parse_text(text: &str) -> Vec<Event> {
-    let mut grouper = Grouper::new();
-    let mut events = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let framed = crate::framing::frame_line(line);
-        let number = i as u64 + 1;
-        grouper.push(number, 0, line, &framed.first);
-        if let Some(inner) = &framed.embedded {
-            grouper.push(number, 0, line, inner);
-        }
-        while let Some(event) = grouper.pop() {
-            events.push(*event);
-        }
-    }
-    events.extend(grouper.finish().into_iter().map(|e| *e));
-    events
 }
 
 #[cfg(test)]

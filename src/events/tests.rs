@@ -4,7 +4,7 @@
 use super::*;
 
 fn group(text: &str) -> Vec<Event> {
-    parse_text(text)
+    crate::pipeline::events_of(text)
 }
 
 fn roles(event: &Event) -> Vec<LineRole> {
@@ -141,7 +141,7 @@ fn journal_separator_is_its_own_event() {
 #[test]
 fn stream_names_come_from_the_line_or_from_elsewhere() {
     let line = "May 25 08:00:00 gpu-node-07 python[71283]: [2026-05-25 08:00:00 TP3] Load weight begin.";
-    let events = parse_text(line);
+    let events = crate::pipeline::events_of(line);
     assert_eq!(events[0].host(), Some("gpu-node-07"));
     assert_eq!(events[0].identifier(), Some("python"));
     assert_eq!(events[0].stream.pid, Some(71283));

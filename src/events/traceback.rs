@@ -1,6 +1,6 @@
 //! The grammar of Python tracebacks and faulthandler dumps, line by line.
 //!
-//! See formats.md §7.1–7.2: `Traceback (most recent call last):`, frames
+//! CPython 3.8–3.13 and faulthandler: `Traceback (most recent call last):`, frames
 //! `  File "p", line N, in f` (faulthandler: `line N in f`, no comma), source
 //! lines indented four spaces, 3.11+ caret lines, chained blocks joined by
 //! "The above exception was the direct cause…" / "During handling of the
@@ -45,9 +45,19 @@ pub fn strip_group_drawing(message: &str) -> &str {
     message
 }
 
-/// Classifies a message as a traceback line. `in_traceback` relaxes the
-/// exception-line test: inside a traceback any `name: text` line is one.
-pub fn classify(message: &str, in_traceback: bool) -> LineKind {
+/// Where a line is being classified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Outside any traceback: only a `name: text` line whose name reads as
+    /// an exception's (`…Error`, `…Exception`, a dotted path) is one.
+    Outside,
+    /// Inside a traceback, after its frames: any `name: text` line is the
+    /// exception line.
+    InTraceback,
+}
+
+/// Classifies a message as a traceback line, as it reads at `place`.
+pub fn classify(message: &str, place: Place) -> LineKind {
     // Most lines start with a letter or digit and end (before any ASCII
     // spaces) in a visible ASCII character other than `:`; of the kinds
     // below, such a line can only be an exception line (or other), unless
@@ -58,7 +68,7 @@ pub fn classify(message: &str, in_traceback: bool) -> LineKind {
             .iter()
             .any(|opening| message.starts_with(opening));
         if first.is_ascii_alphanumeric() && !opens_otherwise && last.is_ascii_graphic() && last != b':' {
-            return match exception_name(message, in_traceback) {
+            return match exception_name(message, place) {
                 Some(_) => LineKind::Exception,
                 None => LineKind::Other,
             };
@@ -96,7 +106,7 @@ pub fn classify(message: &str, in_traceback: bool) -> LineKind {
     if indented || is_caret_line(trimmed) || trimmed.starts_with("[Previous line repeated") {
         return LineKind::Source;
     }
-    if !message.starts_with(' ') && exception_name(message, in_traceback).is_some() {
+    if !message.starts_with(' ') && exception_name(message, place).is_some() {
         return LineKind::Exception;
     }
     LineKind::Other
@@ -133,7 +143,7 @@ pub fn parse_frame(trimmed: &str) -> Option<Frame<'_>> {
 /// Outside a traceback the name must read as an exception (`…Error`,
 /// `…Exception`, `…Interrupt`, `…Exit`); inside one any dotted name
 /// followed by `:` counts.
-pub fn exception_name(message: &str, in_traceback: bool) -> Option<&str> {
+pub fn exception_name(message: &str, place: Place) -> Option<&str> {
     let end = message
         .bytes()
         .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
@@ -153,7 +163,7 @@ pub fn exception_name(message: &str, in_traceback: bool) -> Option<&str> {
         .iter()
         .any(|suffix| last.ends_with(suffix))
         && last.as_bytes()[0].is_ascii_uppercase();
-    if looks_like_exception || (in_traceback && followed_by_colon && !name.contains(' ')) {
+    if looks_like_exception || (place == Place::InTraceback && followed_by_colon && !name.contains(' ')) {
         Some(name)
     } else {
         None
@@ -175,54 +185,60 @@ mod tests {
     #[test]
     fn line_kinds() {
         assert_eq!(
-            classify("Scheduler hit an exception: Traceback (most recent call last):", false),
+            classify("Scheduler hit an exception: Traceback (most recent call last):", Place::Outside),
             LineKind::Header
         );
-        assert_eq!(classify("  File \"/a.py\", line 3, in <module>", false), LineKind::Frame);
-        assert_eq!(classify("File \"/a.py\", line 3, in load_cuda_ops", false), LineKind::Frame);
-        assert_eq!(classify("    check_cuda_arch()", true), LineKind::Source);
-        assert_eq!(classify("           ^^^^^^^^^^^^^", true), LineKind::Source);
-        assert_eq!(classify("RuntimeError: FlashInfer requires sm75+", false), LineKind::Exception);
-        assert_eq!(classify("KeyError: 'lm_head.weight'", false), LineKind::Exception);
-        assert_eq!(classify("KeyboardInterrupt", false), LineKind::Exception);
-        assert_eq!(classify("tvm.error.InternalError: Check failed", false), LineKind::Exception);
-        assert_eq!(classify("Killed", true), LineKind::Other);
-        assert_eq!(classify("CUDA kernel errors might be asynchronously reported", true), LineKind::Other);
+        assert_eq!(classify("  File \"/a.py\", line 3, in <module>", Place::Outside), LineKind::Frame);
+        assert_eq!(classify("File \"/a.py\", line 3, in load_cuda_ops", Place::Outside), LineKind::Frame);
+        assert_eq!(classify("    check_cuda_arch()", Place::InTraceback), LineKind::Source);
+        assert_eq!(classify("           ^^^^^^^^^^^^^", Place::InTraceback), LineKind::Source);
+        assert_eq!(classify("RuntimeError: FlashInfer requires sm75+", Place::Outside), LineKind::Exception);
+        assert_eq!(classify("KeyError: 'lm_head.weight'", Place::Outside), LineKind::Exception);
+        assert_eq!(classify("KeyboardInterrupt", Place::Outside), LineKind::Exception);
+        assert_eq!(classify("tvm.error.InternalError: Check failed", Place::Outside), LineKind::Exception);
+        assert_eq!(classify("Killed", Place::InTraceback), LineKind::Other);
         assert_eq!(
-            classify("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96", false),
+            classify("CUDA kernel errors might be asynchronously reported", Place::InTraceback),
+            LineKind::Other
+        );
+        assert_eq!(
+            classify("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96", Place::Outside),
             LineKind::NativeFrame
         );
         assert_eq!(
-            classify("Thread 0x00007fbc4bfff640 (most recent call first):", false),
+            classify("Thread 0x00007fbc4bfff640 (most recent call first):", Place::Outside),
             LineKind::DumpHeader
         );
         assert_eq!(
-            classify("The above exception was the direct cause of the following exception:", false),
+            classify("The above exception was the direct cause of the following exception:", Place::Outside),
             LineKind::Chain
         );
-        assert_eq!(classify("    | ValueError: bad 0", true), LineKind::Exception);
-        assert_eq!(classify("Decode batch. #running-req: 413, #queue-req: 0, ", false), LineKind::Other);
-        assert_eq!(classify("File \"/a.py\", line 3, in f", false), LineKind::Frame);
+        assert_eq!(classify("    | ValueError: bad 0", Place::InTraceback), LineKind::Exception);
         assert_eq!(
-            classify("During handling of the above exception, another exception occurred", false),
+            classify("Decode batch. #running-req: 413, #queue-req: 0, ", Place::Outside),
+            LineKind::Other
+        );
+        assert_eq!(classify("File \"/a.py\", line 3, in f", Place::Outside), LineKind::Frame);
+        assert_eq!(
+            classify("During handling of the above exception, another exception occurred", Place::Outside),
             LineKind::Chain
         );
         assert_eq!(
-            classify("frame #3: c10::Error::Error() + 0x96 (0x7f in libc10.so)", false),
+            classify("frame #3: c10::Error::Error() + 0x96 (0x7f in libc10.so)", Place::Outside),
             LineKind::NativeFrame
         );
-        assert_eq!(classify("ValueError: bad value \t ", false), LineKind::Exception);
-        assert_eq!(classify("Traceback (most recent call last):  ", false), LineKind::Header);
-        assert_eq!(classify("Stack (most recent call first): ", false), LineKind::DumpHeader);
+        assert_eq!(classify("ValueError: bad value \t ", Place::Outside), LineKind::Exception);
+        assert_eq!(classify("Traceback (most recent call last):  ", Place::Outside), LineKind::Header);
+        assert_eq!(classify("Stack (most recent call first): ", Place::Outside), LineKind::DumpHeader);
     }
 
     #[test]
     fn exception_names_outside_a_traceback_must_look_like_exceptions() {
-        assert_eq!(exception_name("INFO: started", false), None);
-        assert_eq!(exception_name("Note: something", false), None);
-        assert_eq!(exception_name("Note: something", true), Some("Note"));
+        assert_eq!(exception_name("INFO: started", Place::Outside), None);
+        assert_eq!(exception_name("Note: something", Place::Outside), None);
+        assert_eq!(exception_name("Note: something", Place::InTraceback), Some("Note"));
         assert_eq!(
-            exception_name("subprocess.CalledProcessError: Command", false),
+            exception_name("subprocess.CalledProcessError: Command", Place::Outside),
             Some("subprocess.CalledProcessError")
         );
     }

@@ -1,17 +1,17 @@
 //! Application headers: the first thing a program's logger prints.
 //!
-//! - sglang (formats.md §4.1): `[2025-12-11 03:56:16[.123] DP2 TP2 EP2] `,
+//! - sglang (its `configure_logger`): `[2025-12-11 03:56:16[.123] DP2 TP2 EP2] `,
 //!   `[20:27:22 TP0] `, `[12-16 14:27:08] `, old `[gpu_id=0] `; rank tags
 //!   in any order, or none;
-//! - vLLM (§5.1): `ERROR 05-25 20:27:22 [core.py:1161] ` and the older
+//! - vLLM: `ERROR 05-25 20:27:22 [core.py:1161] ` and the older
 //!   `ERROR 11-15 01:06:40 worker_base.py:464] `;
-//! - torch c10 (§7.5): `[E210 02:06:33.321131395 ProcessGroupNCCL.cpp:616] `,
+//! - torch c10: `[E210 02:06:33.321131395 ProcessGroupNCCL.cpp:616] `,
 //!   `[E ProcessGroupNCCL.cpp:458] `;
 //! - Ray core (`logging.cc`): `[2024-02-27 16:09:19,106 E 19394 19394] `;
 //! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
 //! - uvicorn's level prefix `INFO:     `, alone or after an sglang header.
 
-use super::scan::Scan;
+use super::scan::{Fraction, Scan};
 use super::{Format, Level, Record};
 
 /// Parses an application header at `pos`; returns the message position.
@@ -65,7 +65,7 @@ fn sglang<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
             s = save;
         }
     }
-    if !s.clock(false) {
+    if !s.clock(Fraction::Never) {
         return None;
     }
     let before_ms = s;
@@ -107,7 +107,7 @@ fn vllm<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize>
     }
     let stamp_at = s.pos;
     let date = s.digits(2, 2).is_some() && s.byte(b'-') && s.digits(2, 2).is_some() && s.byte(b' ');
-    if !date || !s.clock(true) || !s.byte(b' ') {
+    if !date || !s.clock(Fraction::Optional) || !s.byte(b' ') {
         return None;
     }
     let stamp_end = s.pos - 1;
@@ -143,7 +143,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
     s.pos += 1;
     let stamp_at = s.pos;
     // `MMDD` (month unpadded: `E210` is February 10th) and a clock.
-    if s.digits(3, 4).is_some() && !(s.byte(b' ') && s.clock(true)) {
+    if s.digits(3, 4).is_some() && !(s.byte(b' ') && s.clock(Fraction::Optional)) {
         return None;
     }
     let stamp_end = s.pos;
@@ -169,7 +169,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
 
 fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(false)) {
+    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(Fraction::Never)) {
         return None;
     }
     if !(s.byte(b',') && s.digits(3, 3).is_some() && s.byte(b' ')) {

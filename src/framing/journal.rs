@@ -1,6 +1,6 @@
 //! Structured journal input: `journalctl -o json` (and `json-pretty`,
 //! `json-seq`, `json-sse`) entries turned into a message and the fields that
-//! frame it (formats.md §1.5–1.6).
+//! frame it (journalctl's `-o export`/`-o json` modes and their fields).
 //!
 //! Every value is a string in journald's JSON, except that a value holding
 //! control characters or invalid UTF-8 is an array of byte numbers, a

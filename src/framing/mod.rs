@@ -89,125 +89,44 @@ impl fmt::Display for Level {
     }
 }
 
-/// A recognised prefix format; sources report which ones they contained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Format {
-    JournalShort,
-    JournalShortPrecise,
-    JournalShortIso,
-    JournalShortIsoPrecise,
-    JournalShortFull,
-    JournalShortMonotonic,
-    JournalShortUnix,
-    JournalSeparator,
-    Syslog,
-    Dmesg,
-    DmesgCtime,
-    JournalExportTsv,
-    ContainerTimestamp,
-    CollectorTimestamp,
-    Compose,
-    ProcessTag,
-    RankTag,
-    Nccl,
-    Sglang,
-    Vllm,
-    Uvicorn,
-    TorchC10,
-    RayCore,
-    RustTracing,
-    JournalJson,
-    JournalExport,
-    JournalVerbose,
-    JournalCatalog,
-    DockerJson,
-    SystemctlStatus,
-    SystemdMessage,
-    KubectlPrefix,
-    LokiJson,
-}
-
-impl Format {
-    /// Every format, in declaration order.
-    pub const ALL: [Format; 33] = [
-        Format::JournalShort,
-        Format::JournalShortPrecise,
-        Format::JournalShortIso,
-        Format::JournalShortIsoPrecise,
-        Format::JournalShortFull,
-        Format::JournalShortMonotonic,
-        Format::JournalShortUnix,
-        Format::JournalSeparator,
-        Format::Syslog,
-        Format::Dmesg,
-        Format::DmesgCtime,
-        Format::JournalExportTsv,
-        Format::ContainerTimestamp,
-        Format::CollectorTimestamp,
-        Format::Compose,
-        Format::ProcessTag,
-        Format::RankTag,
-        Format::Nccl,
-        Format::Sglang,
-        Format::Vllm,
-        Format::Uvicorn,
-        Format::TorchC10,
-        Format::RayCore,
-        Format::RustTracing,
-        Format::JournalJson,
-        Format::JournalExport,
-        Format::JournalVerbose,
-        Format::JournalCatalog,
-        Format::DockerJson,
-        Format::SystemctlStatus,
-        Format::SystemdMessage,
-        Format::KubectlPrefix,
-        Format::LokiJson,
-    ];
-
-    /// The format with this report name.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// The name used in reports (`inputs[].formats`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::JournalShort => "journal-short",
-            Format::JournalShortPrecise => "journal-short-precise",
-            Format::JournalShortIso => "journal-short-iso",
-            Format::JournalShortIsoPrecise => "journal-short-iso-precise",
-            Format::JournalShortFull => "journal-short-full",
-            Format::JournalShortMonotonic => "journal-short-monotonic",
-            Format::JournalShortUnix => "journal-short-unix",
-            Format::JournalSeparator => "journal-separator",
-            Format::Syslog => "syslog",
-            Format::Dmesg => "dmesg",
-            Format::DmesgCtime => "dmesg-ctime",
-            Format::JournalExportTsv => "journal-viewer-tsv",
-            Format::ContainerTimestamp => "container-timestamp",
-            Format::CollectorTimestamp => "collector-timestamp",
-            Format::Compose => "compose",
-            Format::ProcessTag => "process-tag",
-            Format::RankTag => "rank-tag",
-            Format::Nccl => "nccl",
-            Format::Sglang => "sglang",
-            Format::Vllm => "vllm",
-            Format::Uvicorn => "uvicorn",
-            Format::TorchC10 => "torch-c10",
-            Format::RayCore => "ray-core",
-            Format::RustTracing => "rust-tracing",
-            Format::JournalJson => "journal-json",
-            Format::JournalExport => "journal-export",
-            Format::JournalVerbose => "journal-verbose",
-            Format::JournalCatalog => "journal-catalog",
-            Format::DockerJson => "docker-json",
-            Format::SystemctlStatus => "systemctl-status",
-            Format::SystemdMessage => "systemd-message",
-            Format::KubectlPrefix => "kubectl-prefix",
-            Format::LokiJson => "loki-jsonl",
-        }
+crate::named_enum! {
+    /// A recognised prefix format; sources report which ones they contained.
+    #[derive(PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum Format {
+        JournalShort = "journal-short",
+        JournalShortPrecise = "journal-short-precise",
+        JournalShortIso = "journal-short-iso",
+        JournalShortIsoPrecise = "journal-short-iso-precise",
+        JournalShortFull = "journal-short-full",
+        JournalShortMonotonic = "journal-short-monotonic",
+        JournalShortUnix = "journal-short-unix",
+        JournalSeparator = "journal-separator",
+        Syslog = "syslog",
+        Dmesg = "dmesg",
+        DmesgCtime = "dmesg-ctime",
+        JournalExportTsv = "journal-viewer-tsv",
+        ContainerTimestamp = "container-timestamp",
+        CollectorTimestamp = "collector-timestamp",
+        Compose = "compose",
+        ProcessTag = "process-tag",
+        RankTag = "rank-tag",
+        Nccl = "nccl",
+        Sglang = "sglang",
+        Vllm = "vllm",
+        Uvicorn = "uvicorn",
+        TorchC10 = "torch-c10",
+        RayCore = "ray-core",
+        RustTracing = "rust-tracing",
+        JournalJson = "journal-json",
+        JournalExport = "journal-export",
+        JournalVerbose = "journal-verbose",
+        JournalCatalog = "journal-catalog",
+        DockerJson = "docker-json",
+        SystemctlStatus = "systemctl-status",
+        SystemdMessage = "systemd-message",
+        KubectlPrefix = "kubectl-prefix",
+        LokiJson = "loki-jsonl",
     }
 }
 
@@ -245,7 +164,7 @@ impl FormatSet {
 
     /// The formats in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Format> {
-        Format::ALL.into_iter().filter(move |f| self.contains(*f))
+        Format::ALL.iter().copied().filter(move |f| self.contains(*f))
     }
 }
 

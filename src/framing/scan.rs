@@ -4,6 +4,15 @@
 //! byte scans that allocate nothing and give up at the first byte that does
 //! not fit.
 
+/// Whether a clock may carry a fraction of a second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fraction {
+    /// `HH:MM:SS` only.
+    Never,
+    /// `HH:MM:SS` or `HH:MM:SS.123456`.
+    Optional,
+}
+
 /// A position in a byte string, advanced by the matching methods. A failed
 /// match leaves the position where it was only if the caller restores it;
 /// parsers work on a copy and commit by returning the new position.
@@ -88,8 +97,8 @@ impl<'a> Scan<'a> {
         self.take_while(|b| b == b' ')
     }
 
-    /// `HH:MM:SS`, optionally followed by a fraction (`.123` or `,123`).
-    pub fn clock(&mut self, allow_fraction: bool) -> bool {
+    /// `HH:MM:SS`, followed by a fraction (`.123`) if `fraction` allows one.
+    pub fn clock(&mut self, fraction: Fraction) -> bool {
         let save = *self;
         let ok = self.digits(2, 2).is_some()
             && self.byte(b':')
@@ -100,7 +109,7 @@ impl<'a> Scan<'a> {
             *self = save;
             return false;
         }
-        if allow_fraction {
+        if fraction == Fraction::Optional {
             let before = *self;
             if !(self.byte(b'.') && self.digits(1, 9).is_some()) {
                 *self = before;

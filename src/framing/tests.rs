@@ -1,5 +1,5 @@
-//! Framing checked against real lines (from ../shared/incidents and the
-//! examples quoted in ../shared/reference/formats.md).
+//! Framing checked against real lines, from the public reports behind
+//! fixtures/ and from the programs' own log formats.
 
 use super::*;
 

@@ -1,14 +1,14 @@
 //! Transport prefixes: the journalctl short family, syslog files, dmesg
 //! stamps, and a journal viewer's tab-separated export.
 //!
-//! Grammar (formats.md §1.1, §3.2):
+//! Grammar (journalctl's short modes, syslog and dmesg):
 //! `{stamp}[ {host}] {identifier}[[{pid}]]: {message}`, where the stamp is
 //! one of `short` (`May 25 20:27:22`, locale month names, space-padded syslog
 //! days), `short-precise`, `short-iso`, `short-iso-precise`, `short-full`,
 //! `short-monotonic` (`[ 1234.567890]`) and `short-unix`. A dmesg stamp has
 //! the monotonic shape but no identifier after it.
 
-use super::scan::Scan;
+use super::scan::{Fraction, Scan};
 use super::{Format, Record, Separator};
 
 const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
@@ -109,7 +109,7 @@ fn month_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option
         return None;
     }
     let clock_at = s.pos;
-    if !s.clock(false) {
+    if !s.clock(Fraction::Never) {
         return None;
     }
     let precise = s.byte(b'.') && s.digits(6, 6).is_some();
@@ -136,7 +136,7 @@ fn month_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option
 /// the wrapper layer.
 fn iso_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    if !(s.date() && s.byte(b'T') && s.clock(false)) {
+    if !(s.date() && s.byte(b'T') && s.clock(Fraction::Never)) {
         return None;
     }
     let mut precise = false;
@@ -192,7 +192,7 @@ fn full_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<
         return None;
     }
     let mut s = Scan::at(line, pos + 3);
-    if !(s.byte(b' ') && s.date() && s.byte(b' ') && s.clock(true) && s.byte(b' ')) {
+    if !(s.byte(b' ') && s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.byte(b' ')) {
         return None;
     }
     let zone = s.take_while(|b| b != b' ');
@@ -284,7 +284,7 @@ fn bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
                 s.digits(1, 2).is_some()
             }
             && s.byte(b' ')
-            && s.clock(false)
+            && s.clock(Fraction::Never)
             && s.byte(b' ')
             && s.digits(4, 4).is_some()
             && s.byte(b']');

@@ -10,7 +10,7 @@
 //! Ray's `(Name pid=N[, ip=…]) `, torch's `[rankN]:`, and NCCL's
 //! `host:pid:tid [dev] `.
 
-use super::scan::Scan;
+use super::scan::{Fraction, Scan};
 use super::{Format, Record};
 
 /// Strips stacked wrappers at `pos`; returns the position after them.
@@ -37,10 +37,10 @@ fn container_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Op
         return None;
     }
     if s.byte(b'T') {
-        if !s.clock(true) || !s.byte(b'Z') {
+        if !s.clock(Fraction::Optional) || !s.byte(b'Z') {
             return None;
         }
-    } else if !(s.byte(b' ') && s.clock(false)) {
+    } else if !(s.byte(b' ') && s.clock(Fraction::Never)) {
         return None;
     }
     let stamp_end = s.pos;
@@ -55,7 +55,7 @@ fn container_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Op
 /// `[2025-11-06T02:10:00.702Z] ` from a log collector.
 fn collector_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    if !(s.byte(b'[') && s.date() && s.byte(b'T') && s.clock(true)) {
+    if !(s.byte(b'[') && s.date() && s.byte(b'T') && s.clock(Fraction::Optional)) {
         return None;
     }
     s.byte(b'Z');

@@ -1,7 +1,7 @@
 //! `journalctl -o export`: entries of `FIELD=value` lines separated by an
 //! empty line; a value that is not printable text is written as `FIELD`,
 //! a newline, its length as 8 bytes little-endian, the raw bytes and a
-//! newline (formats.md §1.5). Binary values can hold newlines, so this
+//! newline (journalctl's export format). Binary values can hold newlines, so this
 //! format is read from bytes, not split into lines first.
 
 use std::io::{self, BufRead};

@@ -17,10 +17,10 @@ use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::{cut_lines_notice, reversed, structured, EventSink, ReadSummary, Session, SNIFF_BYTES};
-use crate::engine::Reversal;
 use crate::events::Event;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
+use crate::input::Reversal;
 use crate::input::{sniff_compression, with_head_until, Compression};
 
 /// Messages in flight from the reading thread.

@@ -11,7 +11,7 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::{without_escapes, ReadSummary};
-use crate::events::traceback::classify;
+use crate::events::traceback::{classify, Place};
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{frame_line, Framed};
@@ -47,11 +47,11 @@ impl FramedBatch {
         let text = store_line(line, &mut self.text);
         let record = RecordSpans::store(&framed.first, line, text, &mut self.text);
         if let Some(embedded) = &framed.embedded {
-            let kind = classify(embedded.message, false);
+            let kind = classify(embedded.message, Place::Outside);
             let embedded = RecordSpans::store(embedded, line, text, &mut self.text);
             self.embedded.push((self.lines.len(), embedded, kind));
         }
-        let kind = classify(framed.first.message, false);
+        let kind = classify(framed.first.message, Place::Outside);
         self.lines.push(FramedLine { number, offset, text, record, kind });
     }
 
@@ -166,8 +166,11 @@ mod tests {
                 seen += 1;
                 assert_eq!((number, offset, text), (i as u64 + 1, i as u64 * 100, lines[i]));
                 assert_eq!(*framed, frame_line(lines[i]), "{}", lines[i]);
-                assert_eq!(kinds.first, classify(framed.first.message, false));
-                assert_eq!(kinds.embedded, framed.embedded.as_ref().map(|r| classify(r.message, false)));
+                assert_eq!(kinds.first, classify(framed.first.message, Place::Outside));
+                assert_eq!(
+                    kinds.embedded,
+                    framed.embedded.as_ref().map(|r| classify(r.message, Place::Outside))
+                );
                 Ok(())
             })
             .unwrap();

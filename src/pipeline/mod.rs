@@ -1,5 +1,7 @@
 //! The pipeline driver: reads a source, frames and groups it, and hands
-//! events to the engine. Batch mode and any follow mode share it.
+//! its events to a sink ([`EventSink`]) in input order. Batch mode, follow
+//! mode, `logdiag events` and rule samples ([`events_of`]) share it;
+//! `crate::diagnose` connects it to the engine.
 //!
 //! A source is text (journal short modes, server logs, dmesg…) or a
 //! structured journal (`-o json`, `json-pretty`, `json-seq`, `json-sse`,
@@ -10,7 +12,7 @@
 //! In batch mode a text source is read and framed on a thread of its own
 //! ([`framer`]) while this one groups lines into events and hands them on.
 //! A followed input (`logdiag watch`) is read by the same code on a thread
-//! of its own ([`follow`]), its events handed to the judge as they come.
+//! of its own ([`follow`]), its events handed on as they come.
 
 mod escapes;
 pub mod follow;
@@ -21,12 +23,12 @@ mod structured;
 
 use std::io::{self, BufRead};
 
-use crate::engine::Engine;
-use crate::events::traceback::classify;
+use crate::events::traceback::{classify, Place};
 use crate::events::{Event, Grouper};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
+use crate::input::Reversal;
 use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
@@ -54,6 +56,24 @@ pub fn read_events<R: BufRead>(
     let summary = session.read(reader, &mut on_line)?;
     session.finish()?;
     Ok(summary)
+}
+
+/// The events of a text held in memory (a rule's sample, a test's log),
+/// read by the same path as a file holding that text: colour codes and
+/// syslog's `#012` escapes removed, structured journals recognised, lines
+/// framed and grouped.
+pub fn events_of(text: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    // Reading from memory cannot fail, and the callback never does.
+    let _ = read_events(
+        text.as_bytes(),
+        |_, _| {},
+        |event| {
+            events.push(event.clone());
+            Ok(())
+        },
+    );
+    events
 }
 
 /// How much of a part is looked at to recognise its shape.
@@ -480,8 +500,8 @@ impl Feeder<'_> {
 
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
         let kinds = framer::Kinds {
-            first: classify(framed.first.message, false),
-            embedded: framed.embedded.as_ref().map(|r| classify(r.message, false)),
+            first: classify(framed.first.message, Place::Outside),
+            embedded: framed.embedded.as_ref().map(|r| classify(r.message, Place::Outside)),
         };
         self.push_classified(number, offset, text, framed, kinds)
     }
@@ -547,54 +567,52 @@ impl Feeder<'_> {
     }
 }
 
-/// Reads all of `reader` as source `name` into `engine`. A read error
-/// part-way (a cut gzip stream) is noted in the diagnosis, and what was
-/// read before it is judged; the error is returned only if no line at all
-/// could be read, for then the source is unreadable.
-pub fn feed_source<R: BufRead + Send>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
-    feed_parts(engine, name, vec![(name.to_string(), reader)])
+/// What reading the parts of one stream found besides its events.
+#[derive(Debug, Default)]
+pub struct PartsRead {
+    /// Each part's name, its first line in the stream and, for a file
+    /// written newest first, how it was put back in order.
+    pub parts: Vec<(String, u64, Option<Reversal>)>,
+    /// The formats framing recognised on any line.
+    pub formats: FormatSet,
+    /// The stream's last line number (0: nothing was read).
+    pub last_line: u64,
+    /// What the report should say about the input: a part cut or
+    /// unreadable, reordered, damaged records, overlong lines.
+    pub notices: Vec<String>,
+    /// The last read error; what was read before it was handed on.
+    pub error: Option<io::Error>,
 }
 
-/// Reads the parts of one stream (rotated files, oldest first) as source
-/// `name`: runs and tracebacks continue across parts, and every line keeps
-/// the name of its own file.
-pub fn feed_parts<R: BufRead + Send>(
-    engine: &mut Engine<'_>,
+/// Reads the parts of one stream (rotated files, oldest first) and hands
+/// its events to `sink` in order: tracebacks continue across parts, line
+/// numbers run on from part to part. `name` is the stream's name; notes
+/// about one file of several name that file.
+pub fn read_parts<R: BufRead + Send>(
     name: &str,
     parts: Vec<(String, R)>,
-) -> io::Result<()> {
-    engine.begin_source(name);
-    let mut formats = FormatSet::default();
-    let mut boundaries = Vec::new();
-    let mut problems = Vec::new();
-    let mut result = Ok(());
+    sink: &mut dyn EventSink,
+) -> io::Result<PartsRead> {
+    let mut read = PartsRead::default();
     let mut cut_lines = 0;
-    // Reading and framing run on a thread of their own (see `framer`);
-    // grouping and judging here, each event judged as it is grouped.
-    let judged = &mut *engine;
-    let mut judge = Borrowing::new(|event: &Event| {
-        judged.feed(event);
-        Ok(())
-    });
-    let mut session = Session::new(&mut judge);
+    let mut session = Session::new(sink);
     for (part, reader) in parts {
         let first = session.last_line() + 1;
-        // Notes about one file of several name it; a lone file is the source.
         let which = if part == name { "it".to_string() } else { part.clone() };
         let (head, reader) = with_head(reader, SNIFF_BYTES);
-        let newest_first = reversed::looks_reversed(&head);
-        let read = if newest_first {
+        let formats = &mut read.formats;
+        let result = if reversed::looks_reversed(&head) {
             match reversed::reorder(reader, structured::sniff(&head)) {
                 Ok(reordered) => {
-                    boundaries.push((part.clone(), first, Some(reordered.reversal)));
-                    problems.push(reversed::reordered_notice(&which));
-                    let read = session.read_split(reordered.reader, &mut |_, seen| formats.extend(seen));
-                    read.map(|summary| ReadSummary { error: reordered.error, ..summary })
+                    read.parts.push((part.clone(), first, Some(reordered.reversal)));
+                    read.notices.push(reversed::reordered_notice(&which));
+                    let summary = session.read_split(reordered.reader, &mut |_, seen| formats.extend(seen));
+                    summary.map(|summary| ReadSummary { error: reordered.error, ..summary })
                 }
                 Err(e) => Err(e),
             }
         } else {
-            boundaries.push((part.clone(), first, None));
+            read.parts.push((part.clone(), first, None));
             if head.len() < SNIFF_BYTES {
                 // All of it is in the head: too little to be worth a thread
                 // (a directory of many small logs would start one for each).
@@ -603,41 +621,32 @@ pub fn feed_parts<R: BufRead + Send>(
                 session.read_split(reader, &mut |_, seen| formats.extend(seen))
             }
         };
-        match read {
+        match result {
             Ok(summary) => {
                 cut_lines += summary.cut_lines;
                 if let Some(e) = summary.error {
-                    problems.push(format!(
+                    read.notices.push(format!(
                         "the input was cut: reading {which} stopped early ({e}); the diagnosis covers what was read"
                     ));
-                    result = Err(e);
+                    read.error = Some(e);
                 }
             }
             Err(e) => {
-                problems.push(format!("reading {which} failed: {e}"));
-                result = Err(e);
+                read.notices.push(format!("reading {which} failed: {e}"));
+                read.error = Some(e);
             }
         }
     }
-    let last_line = session.last_line();
-    problems.extend(session.notices());
+    read.last_line = session.last_line();
+    read.notices.extend(session.notices());
     session.finish()?;
-    for (part, first, reversed) in boundaries {
-        engine.begin_part(&part, first, reversed);
-    }
-    engine.note_line(last_line, formats);
-    if last_line == 0 {
-        // Nothing read and an error: the source is unreadable.
-        result?;
-        problems.push("no lines were read: the input is empty".to_string());
-    }
-    for problem in problems {
-        engine.note_input_problem(problem);
+    if read.last_line == 0 && read.error.is_none() {
+        read.notices.push("no lines were read: the input is empty".to_string());
     }
     if cut_lines > 0 {
-        engine.note_input_problem(cut_lines_notice(cut_lines));
+        read.notices.push(cut_lines_notice(cut_lines));
     }
-    Ok(())
+    Ok(read)
 }
 
 /// The largest index at most `at` that starts a character of `text`.

@@ -19,7 +19,7 @@ pub use stamps::{looks_reversed, too_few_stamps};
 use store::{Backward, Store};
 
 use super::structured::Shape;
-use crate::engine::Reversal;
+use crate::input::Reversal;
 
 /// Most of a newest-first input held in memory to reorder it; beyond
 /// this, it goes to a temporary file.

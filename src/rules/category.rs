@@ -1,47 +1,108 @@
-//! The closed list of categories (../shared/TAXONOMY.md).
+//! The closed list of categories: what a root cause is, in the words that
+//! scripts and the corpus score compare (`root_cause.category`). Rule ids
+//! are finer; a new category is a design change, made here.
+//! `logdiag rules categories` prints this list.
 
-/// Crash-cause categories a `cause`, `confirm` or `symptom` rule may name.
-pub const CRASH_CATEGORIES: &[&str] = &[
-    "flashinfer-unsupported-arch",
-    "jit-compile-failure",
-    "no-kernel-image",
-    "cuda-oom",
-    "host-oom-kill",
-    "sigkill-unattributed",
-    "kv-cache-insufficient",
-    "nccl-error",
-    "cuda-illegal-access",
-    "gpu-xid",
-    "cuda-driver-mismatch",
-    "segfault",
-    "abort",
-    "illegal-instruction",
-    "port-in-use",
-    "model-load-error",
-    "import-error",
-    "triton-error",
-    "cuda-graph-capture-failure",
-    "watchdog-timeout",
-    "exec-failure",
-    "permission-denied",
-    "service-timeout",
-    "start-limit-hit",
-    "peer-failure",
-    "unknown",
-];
-
-/// Outcomes that are not crashes; `benign` rules may name one.
-pub const NON_CRASH_CATEGORIES: &[&str] = &["healthy", "operator-stop", "benign-sigquit"];
-
-/// The category of a crash whose cause no rule identifies.
-pub const UNKNOWN: &str = "unknown";
-
-/// True if `name` is a crash category.
-pub fn is_crash_category(name: &str) -> bool {
-    CRASH_CATEGORIES.contains(&name)
+crate::named_enum! {
+    /// A category of crash cause, or an outcome that is not a crash.
+    pub enum Category {
+        FlashinferUnsupportedArch = "flashinfer-unsupported-arch",
+        JitCompileFailure = "jit-compile-failure",
+        NoKernelImage = "no-kernel-image",
+        CudaOom = "cuda-oom",
+        HostOomKill = "host-oom-kill",
+        SigkillUnattributed = "sigkill-unattributed",
+        KvCacheInsufficient = "kv-cache-insufficient",
+        NcclError = "nccl-error",
+        CudaIllegalAccess = "cuda-illegal-access",
+        GpuXid = "gpu-xid",
+        CudaDriverMismatch = "cuda-driver-mismatch",
+        Segfault = "segfault",
+        Abort = "abort",
+        IllegalInstruction = "illegal-instruction",
+        PortInUse = "port-in-use",
+        ModelLoadError = "model-load-error",
+        ImportError = "import-error",
+        TritonError = "triton-error",
+        CudaGraphCaptureFailure = "cuda-graph-capture-failure",
+        WatchdogTimeout = "watchdog-timeout",
+        ExecFailure = "exec-failure",
+        PermissionDenied = "permission-denied",
+        ServiceTimeout = "service-timeout",
+        StartLimitHit = "start-limit-hit",
+        PeerFailure = "peer-failure",
+        Unknown = "unknown",
+        Healthy = "healthy",
+        OperatorStop = "operator-stop",
+        BenignSigquit = "benign-sigquit",
+    }
 }
 
-/// True if `name` is any category of the taxonomy.
-pub fn is_category(name: &str) -> bool {
-    is_crash_category(name) || NON_CRASH_CATEGORIES.contains(&name)
+impl Category {
+    /// What the category means, in one line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Category::FlashinferUnsupportedArch => "FlashInfer refuses this GPU's architecture",
+            Category::JitCompileFailure => {
+                "a just-in-time build (nvcc, ninja, a C compiler, torch.compile) failed"
+            }
+            Category::NoKernelImage => "a prebuilt binary has no code for this GPU",
+            Category::CudaOom => "GPU memory ran out",
+            Category::HostOomKill => {
+                "the kernel, a cgroup or systemd-oomd killed the process for host memory"
+            }
+            Category::SigkillUnattributed => "killed by SIGKILL, and the log does not show who sent it",
+            Category::KvCacheInsufficient => "the server cannot fit its KV cache at start-up",
+            Category::NcclError => "collective communication (NCCL) failed",
+            Category::CudaIllegalAccess => {
+                "a GPU kernel faulted (illegal access, device assert, misaligned address)"
+            }
+            Category::GpuXid => "the driver reports a GPU fault (Xid, fallen off the bus, ECC)",
+            Category::CudaDriverMismatch => {
+                "the driver, the CUDA runtime or the device cannot be used together"
+            }
+            Category::Segfault => "SIGSEGV",
+            Category::Abort => "SIGABRT: an abort, a C++ terminate, a failed assertion",
+            Category::IllegalInstruction => "SIGILL: a binary built for another CPU or GPU",
+            Category::PortInUse => "the listen address is taken",
+            Category::ModelLoadError => {
+                "the weights or the model's configuration cannot be loaded or fetched"
+            }
+            Category::ImportError => "a Python import or a native library load failed",
+            Category::TritonError => "a Triton kernel failed to compile or to fit the GPU's resources",
+            Category::CudaGraphCaptureFailure => "capturing CUDA graphs at start-up failed",
+            Category::WatchdogTimeout => "the server's own watchdog (or systemd's) gave up on a hung process",
+            Category::ExecFailure => "the service's program cannot be executed",
+            Category::PermissionDenied => "the process lacks a permission it needs",
+            Category::ServiceTimeout => "systemd gave up starting or stopping the unit",
+            Category::StartLimitHit => {
+                "a restart loop hit systemd's start limit, nothing earlier explains it"
+            }
+            Category::PeerFailure => "another rank or process failed, and its own error is not in the log",
+            Category::Unknown => "a crash whose cause no rule names (exit code 3)",
+            Category::Healthy => "the run started, or is starting, and nothing failed",
+            Category::OperatorStop => "an orderly stop (systemctl stop, SIGTERM, Ctrl-C)",
+            Category::BenignSigquit => "a failure the server outlived, making progress after it",
+        }
+    }
+
+    /// True for a crash cause, false for an outcome that is not a crash.
+    pub fn is_crash(self) -> bool {
+        !matches!(self, Category::Healthy | Category::OperatorStop | Category::BenignSigquit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_and_serialise_the_same() {
+        for &category in Category::ALL {
+            assert_eq!(category.name().parse(), Ok(category));
+            assert_eq!(serde_json::to_string(&category).unwrap(), format!("\"{category}\""));
+        }
+        assert!("gremlins".parse::<Category>().is_err());
+        assert!(Category::Unknown.is_crash() && !Category::OperatorStop.is_crash());
+    }
 }

@@ -1,15 +1,15 @@
 //! Rule self-tests: does a rule match its samples and not its
-//! counter-samples? Samples go through the same framing and grouping as
-//! real input, so a sample may be a journal line, a traceback, or several
-//! lines of context.
+//! counter-samples? Samples are read by the same path as a log file
+//! ([`events_of`]), so a sample may be a journal line, a traceback, several
+//! lines of context, or a line with colour codes.
 
 use super::RuleSet;
-use crate::events::parse_text;
+use crate::pipeline::events_of;
 
 /// True if rule `rule` of `set` matches some line of `sample`.
 pub fn matches(set: &RuleSet, rule: usize, sample: &str) -> bool {
     let mut found = Vec::new();
-    for event in parse_text(sample) {
+    for event in events_of(sample) {
         set.match_event_with(rule, &event, &mut found);
         if !found.is_empty() {
             return true;

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use toml::Spanned;
 
-use super::category;
 use super::lazy::{LazyRegex, DFA_SIZE_LIMIT, REGEX_SIZE_LIMIT};
 use super::schema::RuleFile;
+use super::Category;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
 use crate::framing::{Format, Level};
 
@@ -269,7 +269,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     };
     let before = at.errors.len();
     let id = file.id.as_ref().map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
-    let role = Role::parse(file.role.get_ref());
+    let role = file.role.get_ref().parse::<Role>().ok();
     if role.is_none() {
         at.error(
             file.role.span(),
@@ -295,7 +295,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     needs(role == Role::Confirm && file.confirms.is_empty(), "confirms", at);
     let marker = match (&file.marker, role) {
         (Some(m), Role::Marker) => {
-            let kind = MarkerKind::parse(m.get_ref());
+            let kind = m.get_ref().parse::<MarkerKind>().ok();
             if kind.is_none() {
                 at.error(
                     m.span(),
@@ -396,30 +396,29 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     })
 }
 
-fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option<String> {
+fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option<Category> {
     let Some(cat) = &file.category else {
         if matches!(role, Role::Cause | Role::Confirm | Role::Symptom) {
             at.error(
                 file.role.span(),
                 &format!("a {} rule needs a `category`", role.name()),
-                "add `category = \"…\"` with a category from TAXONOMY.md",
+                "add `category = \"…\"` with a category from `logdiag rules categories`",
             );
         }
         return None;
     };
     let name = cat.get_ref();
-    if !category::is_category(name) {
+    let Ok(category) = name.parse::<Category>() else {
         at.error(
             cat.span(),
             &format!("unknown category '{name}'"),
-            "use a category from TAXONOMY.md (the list is closed)",
+            "use a category from `logdiag rules categories` (the list is closed)",
         );
         return None;
-    }
-    let crash = category::is_crash_category(name);
+    };
     let fits = match role {
-        Role::Cause | Role::Confirm => crash && name != category::UNKNOWN,
-        Role::Symptom => crash,
+        Role::Cause | Role::Confirm => category.is_crash() && category != Category::Unknown,
+        Role::Symptom => category.is_crash(),
         Role::Benign | Role::Marker => true,
     };
     if !fits {
@@ -429,7 +428,7 @@ fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option
             "causes name a crash category other than 'unknown'; symptoms name a crash category",
         );
     }
-    Some(name.clone())
+    Some(category)
 }
 
 fn compile_regex(
@@ -494,7 +493,7 @@ fn regex_problem(e: &regex::Error) -> String {
 fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Format> {
     let mut formats = Vec::new();
     for name in names {
-        match Format::from_name(name.get_ref()) {
+        match name.get_ref().parse::<Format>().ok() {
             Some(f) => formats.push(f),
             None => at.error(
                 name.span(),

@@ -23,86 +23,42 @@ mod schema;
 use crate::events::{Event, LineRole};
 use crate::framing::{Format, Level};
 
+pub use category::Category;
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
 use prefilter::Candidate;
 use regex_syntax::hir::{Hir, HirKind};
 
-/// What a rule's finding means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Role {
-    /// Can be a root cause.
-    Cause,
-    /// Evidence that turns a symptom into a cause.
-    Confirm,
-    /// A consequence of a failure.
-    Symptom,
-    /// Scary but harmless.
-    Benign,
-    /// A lifecycle event.
-    Marker,
-}
-
-impl Role {
-    /// The role's name in rule files and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Cause => "cause",
-            Role::Confirm => "confirm",
-            Role::Symptom => "symptom",
-            Role::Benign => "benign",
-            Role::Marker => "marker",
-        }
-    }
-
-    fn parse(name: &str) -> Option<Role> {
-        Some(match name {
-            "cause" => Role::Cause,
-            "confirm" => Role::Confirm,
-            "symptom" => Role::Symptom,
-            "benign" => Role::Benign,
-            "marker" => Role::Marker,
-            _ => return None,
-        })
+crate::named_enum! {
+    /// What a rule's finding means.
+    #[derive(PartialOrd, Ord)]
+    pub enum Role {
+        /// Can be a root cause.
+        Cause = "cause",
+        /// Evidence that turns a symptom into a cause.
+        Confirm = "confirm",
+        /// A consequence of a failure.
+        Symptom = "symptom",
+        /// Scary but harmless.
+        Benign = "benign",
+        /// A lifecycle event.
+        Marker = "marker",
     }
 }
 
-/// The lifecycle event a marker rule records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MarkerKind {
-    /// A launch begins (a new run may start here).
-    Start,
-    /// The server is ready to serve.
-    Ready,
-    /// Work is getting done: start-up phases, batches, requests.
-    Progress,
-    /// An operator asked the program to stop.
-    Stop,
-    /// The program or unit ended (cleanly or not).
-    Exit,
-}
-
-impl MarkerKind {
-    /// The kind's name in rule files.
-    pub fn name(self) -> &'static str {
-        match self {
-            MarkerKind::Start => "start",
-            MarkerKind::Ready => "ready",
-            MarkerKind::Progress => "progress",
-            MarkerKind::Stop => "stop",
-            MarkerKind::Exit => "exit",
-        }
-    }
-
-    fn parse(name: &str) -> Option<MarkerKind> {
-        Some(match name {
-            "start" => MarkerKind::Start,
-            "ready" => MarkerKind::Ready,
-            "progress" => MarkerKind::Progress,
-            "stop" => MarkerKind::Stop,
-            "exit" => MarkerKind::Exit,
-            _ => return None,
-        })
+crate::named_enum! {
+    /// The lifecycle event a marker rule records.
+    pub enum MarkerKind {
+        /// A launch begins (a new run may start here).
+        Start = "start",
+        /// The server is ready to serve.
+        Ready = "ready",
+        /// Work is getting done: start-up phases, batches, requests.
+        Progress = "progress",
+        /// An operator asked the program to stop.
+        Stop = "stop",
+        /// The program or unit ended (cleanly or not).
+        Exit = "exit",
     }
 }
 
@@ -136,8 +92,8 @@ pub struct Rule {
     pub file: String,
     /// Its role.
     pub role: Role,
-    /// Its category (TAXONOMY.md), if any.
-    pub category: Option<String>,
+    /// Its category, if any.
+    pub category: Option<Category>,
     /// Title template (`{name}` → named capture).
     pub title: String,
     /// What to do next.

@@ -16,7 +16,7 @@ pub struct RuleFile {
     pub id: Option<Spanned<String>>,
     /// `cause`, `symptom`, `confirm`, `benign` or `marker`.
     pub role: Spanned<String>,
-    /// A category from TAXONOMY.md (required for cause, confirm, symptom).
+    /// A category name (required for cause, confirm, symptom).
     pub category: Option<Spanned<String>>,
     /// One-line title; `{name}` is replaced by the named capture `name`.
     pub title: Spanned<String>,

@@ -2,7 +2,7 @@
 
 use super::load::load_texts;
 use super::*;
-use crate::events::parse_text;
+use crate::pipeline::events_of;
 
 const ARCH: &str = r#"
 role = "cause"
@@ -25,7 +25,7 @@ fn a_valid_rule_loads_with_an_id_from_its_path() {
     let rule = set.rule(0);
     assert_eq!(rule.id, "flashinfer.arch-check");
     assert_eq!(rule.role, Role::Cause);
-    let events = parse_text("Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\n    raise RuntimeError(\"FlashInfer requires sm75+\")\nRuntimeError: FlashInfer requires sm75+");
+    let events = events_of("Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\n    raise RuntimeError(\"FlashInfer requires sm75+\")\nRuntimeError: FlashInfer requires sm75+");
     let mut found = Vec::new();
     set.match_event(&events[0], &mut MatchScratch::default(), &mut found);
     assert_eq!(found.len(), 1, "only the exception line, not the source line");

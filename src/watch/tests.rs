@@ -1,6 +1,6 @@
 use super::*;
+use crate::diagnose::feed_source;
 use crate::engine::{Engine, JudgeOptions};
-use crate::pipeline::feed_source;
 use crate::rules::RuleSet;
 
 fn rules() -> &'static RuleSet {

@@ -9,7 +9,7 @@ use std::io::{self, BufReader, Read};
 
 use libfuzzer_sys::fuzz_target;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
-use logdiag::pipeline::feed_source;
+use logdiag::diagnose::feed_source;
 use logdiag::report::{write_json, write_text, TextOptions};
 use logdiag::rules::RuleSet;
 
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     let whole = diagnose(log, JudgeOptions::default());
 
     let mut text = Vec::new();
-    write_text(&mut text, &whole, &TextOptions { verbose: true }).unwrap();
+    write_text(&mut text, &whole, &TextOptions { verbose: true, ..TextOptions::default() }).unwrap();
     let text = String::from_utf8(text).expect("text report is UTF-8");
     assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "raw control character in the text report");
     let mut json = Vec::new();

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use logdiag::engine::{Engine, JudgeOptions};
-use logdiag::pipeline::feed_source;
+use logdiag::diagnose::feed_source;
 use logdiag::rules::load::load_texts;
 
 const LOG: &str = "May 25 20:27:22 gpu01 python[71283]: [2026-05-25 20:27:22 TP2] Scheduler hit an exception: Traceback (most recent call last):
