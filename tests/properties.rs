@@ -5,11 +5,12 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
+use logdiag::diagnose::feed_source;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
 use logdiag::events::Event;
 use logdiag::input::follow::{Chunks, Growing};
-use logdiag::pipeline::{feed_source, EventSink, Session};
-use logdiag::report::{write_json, write_text, TextOptions};
+use logdiag::pipeline::{EventSink, Session};
+use logdiag::report::{write_json, write_text, Color, EvidenceLines, Terminal, TextOptions};
 use logdiag::rules::RuleSet;
 use proptest::prelude::*;
 
@@ -83,7 +84,10 @@ proptest! {
         let mut out = Vec::new();
         write_json(&mut out, &diagnosis).unwrap();
         prop_assert!(std::str::from_utf8(&out).is_ok());
-        write_text(&mut out, &diagnosis, &TextOptions { verbose: true }).unwrap();
+        write_text(&mut out, &diagnosis, &TextOptions { verbose: true, ..TextOptions::default() }).unwrap();
+        // Laid out for a narrow colour terminal: wrapped and cut, never a panic.
+        let narrow = Terminal { width: Some(24), color: Color::On, evidence: EvidenceLines::CutToWidth };
+        write_text(&mut out, &diagnosis, &TextOptions { verbose: true, terminal: narrow }).unwrap();
         prop_assert!(matches!(diagnosis.exit_code(), 0 | 1 | 3));
     }
 

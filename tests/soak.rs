@@ -18,8 +18,8 @@
 use std::io::{self, BufReader, Read};
 use std::time::{Duration, Instant};
 
+use logdiag::diagnose::feed_source;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
-use logdiag::pipeline::feed_source;
 use logdiag::report::{write_json, write_text, TextOptions};
 use logdiag::rules::load::load_texts;
 use logdiag::rules::RuleSet;
@@ -207,7 +207,7 @@ fn is_invisible(c: char) -> bool {
 fn check_log(log: &[u8], step: usize) {
     let whole = diagnose(builtin(), log);
     let mut text = Vec::new();
-    write_text(&mut text, &whole, &TextOptions { verbose: true }).unwrap();
+    write_text(&mut text, &whole, &TextOptions { verbose: true, ..TextOptions::default() }).unwrap();
     let text = String::from_utf8(text).expect("text report is UTF-8");
     assert!(!text.chars().any(is_invisible), "raw control or format character in the text report");
     let mut json = Vec::new();

@@ -24,7 +24,7 @@ use crate::engine::{Engine, JudgeOptions, UnitFilter};
 use crate::events::Event;
 use crate::input::follow::Change as FileChange;
 use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
-use crate::report::{escape::for_terminal, render_run, TextOptions};
+use crate::report::{escape::for_terminal, render_run, ColorChoice, Terminal, TextOptions};
 use crate::watch::{Change, State, Until, WatchOptions, Watcher};
 
 /// Exit code when `--timeout` passes first.
@@ -309,7 +309,11 @@ impl Judge<'_> {
                 line.push_str(&state_detail(change));
                 writeln!(out, "{line}")?;
                 if change.state == State::Crashed && !change.history {
-                    out.write_all(render_run(run, &TextOptions::default()).as_bytes())?;
+                    // Laid out for the terminal (evidence cut to its width), or
+                    // whole in a pipe; watch has no --color.
+                    let terminal = Terminal::detect(ColorChoice::Never);
+                    let options = TextOptions { terminal, ..TextOptions::default() };
+                    out.write_all(render_run(run, &options).as_bytes())?;
                 }
             }
         }

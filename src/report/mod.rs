@@ -3,15 +3,24 @@
 //! Both render the same [`Diagnosis`]; only this module and the command
 //! line write to the terminal.
 
+mod details;
 pub mod escape;
+mod fit;
+mod markdown;
+mod paint;
+mod terminal;
 mod text;
 mod vitals;
 
 use std::io::{self, Write};
 
+use crate::engine::diagnosis::Outcome;
 use crate::engine::Diagnosis;
 
-pub use text::{render_run, TextOptions};
+pub use details::render_run;
+pub use markdown::MarkdownOptions;
+pub use terminal::{Color, ColorChoice, EvidenceLines, Terminal};
+pub use text::TextOptions;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,4 +40,23 @@ pub fn write_json(out: &mut dyn Write, diagnosis: &Diagnosis) -> io::Result<()> 
 /// Writes the diagnosis as text.
 pub fn write_text(out: &mut dyn Write, diagnosis: &Diagnosis, options: &TextOptions) -> io::Result<()> {
     out.write_all(text::render(diagnosis, options).as_bytes())
+}
+
+/// Writes the diagnosis as Markdown, to paste into an issue.
+pub fn write_markdown(
+    out: &mut dyn Write,
+    diagnosis: &Diagnosis,
+    options: &MarkdownOptions,
+) -> io::Result<()> {
+    out.write_all(markdown::render(diagnosis, options).as_bytes())
+}
+
+/// Whether a run gets a section of its own below the headlines: it crashed,
+/// hung or collapsed, reading it met a problem, or (`-v`) it has benign
+/// lines to list.
+fn worth_details(run: &crate::engine::diagnosis::Run, verbose: bool) -> bool {
+    matches!(run.outcome, Outcome::Crash | Outcome::Hung)
+        || run.degraded.is_some()
+        || !run.notices.is_empty()
+        || (verbose && !run.benign.is_empty())
 }

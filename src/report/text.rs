@@ -1,68 +1,76 @@
-//! The text report: a headline per run, a summary table, then for each
-//! crashed run its root cause, evidence (line numbers, the decisive line
-//! marked `>`), hint, symptoms with what explains them, and notices.
+//! The text report: a headline per run, a table of the runs when there
+//! are several, then for each run worth it its details (see
+//! [`details`](super::details)), and the verdict.
+//!
+//! The layout fits the [`Terminal`]: on a known width, prose wraps under a
+//! hanging indent and the table arranges its columns to fit; in a pipe,
+//! every line is whole.
 
 use std::fmt::Write as _;
 
 use comfy_table::{presets, ContentArrangement, Table};
 
-use super::escape::{clip, for_terminal};
-use super::vitals::{degraded_details, duration, hang_details, throughput_block};
+use super::details::run_details;
+use super::escape::for_terminal;
+use super::fit::{push_wrapped, width_of};
+use super::paint::Paint;
+use super::terminal::Terminal;
+use super::vitals::{duration, throughput_block};
 use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict};
 
-/// Longest log line shown in text output (JSON keeps whole lines).
-const MAX_SHOWN: usize = 240;
 /// Symptoms shown without `-v`.
-const SYMPTOMS_SHOWN: usize = 6;
+pub(super) const SYMPTOMS_SHOWN: usize = 6;
+/// The indent of a headline's or note's continuation lines.
+const HANGING: &str = "  ";
 
-/// What the text report shows.
+/// What the text report shows, and how it fits where it goes.
 #[derive(Debug, Clone, Default)]
 pub struct TextOptions {
     /// Also show benign lines, every symptom, and every unit's runs.
     pub verbose: bool,
+    /// Width, colour, and whether evidence lines are cut (default: a
+    /// pipe's: whole lines, no colour).
+    pub terminal: Terminal,
 }
 
 /// Renders the whole report.
 pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let mut out = String::new();
+    let terminal = &options.terminal;
+    let paint = Paint(terminal.color);
     let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
-    // A run's number in this report, from its 1-based index in `runs`.
-    let number_of = |index: Option<usize>| {
-        index.and_then(|i| layout.shown.iter().position(|&s| s + 1 == i)).map(|p| p + 1)
-    };
     for run in &shown {
-        let _ = writeln!(out, "{}", headline(run, number_of));
+        headline(run, paint).push(&mut out, terminal.width);
     }
     for (source, units) in &layout.folded {
-        let _ = writeln!(out, "{}", folded_line(source, units));
+        push_wrapped(&mut out, terminal.width, "", HANGING, &folded_line(source, units));
     }
     if diagnosis.runs.is_empty() {
         out.push_str("no lines to judge\n");
     }
-    out.push('\n');
-    out.push_str(&summary_table(&shown));
-    let numbered: Vec<(usize, &Run)> = shown.iter().enumerate().map(|(i, r)| (i + 1, *r)).collect();
-    let throughput = throughput_block(&numbered, options.verbose);
+    if shown.len() > 1 {
+        out.push('\n');
+        out.push_str(&summary_table(&shown, terminal));
+    }
+    let numbered: Vec<(usize, &Run)> = shown.iter().map(|r| (r.number, *r)).collect();
+    let throughput = throughput_block(&numbered, options.verbose, terminal);
     if !throughput.is_empty() {
         out.push('\n');
         out.push_str(&throughput);
     }
-    out.push('\n');
-    for (index, run) in shown.iter().enumerate() {
-        let show = matches!(run.outcome, Outcome::Crash | Outcome::Hung)
-            || run.degraded.is_some()
-            || !run.notices.is_empty()
-            || (options.verbose && !run.benign.is_empty());
-        if show {
+    for run in &shown {
+        if super::worth_details(run, options.verbose) {
             out.push('\n');
-            let vs = run.degraded.as_ref().and_then(|d| number_of(d.vs_run));
-            run_details(&mut out, index + 1, run, vs, options);
+            let vs = run.degraded.as_ref().and_then(|d| d.vs_run);
+            run_details(&mut out, run.number, run, vs, options);
         }
     }
     for input in &diagnosis.inputs {
         for notice in &input.notices {
-            let _ = writeln!(out, "\nnote: {}: {}", for_terminal(&input.name), for_terminal(notice));
+            out.push('\n');
+            let note = format!("note: {}: {}", for_terminal(&input.name), for_terminal(notice));
+            push_wrapped(&mut out, terminal.width, "", HANGING, &note);
         }
     }
     let verdict = match diagnosis.verdict {
@@ -70,7 +78,12 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
         Verdict::Hung => "hung",
         Verdict::NoCrash => "no crash",
     };
-    let _ = writeln!(out, "\nverdict: {verdict} (exit {})", diagnosis.exit_code());
+    let _ = writeln!(
+        out,
+        "\nverdict: {} (exit {})",
+        paint.verdict(diagnosis.verdict, verdict),
+        diagnosis.exit_code()
+    );
     out
 }
 
@@ -78,21 +91,21 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
 const FOLDED_NAMES_SHOWN: usize = 8;
 
 /// Which runs the report shows, in what order, and which units it folds.
-struct Layout<'d> {
+pub(super) struct Layout<'d> {
     /// Indices of the runs shown: per source, the units with a crashed run
     /// first, then the others, each unit's runs in input order.
-    shown: Vec<usize>,
+    pub(super) shown: Vec<usize>,
     /// Per source, the units with nothing notable (no crash, no proof of
     /// readiness, no start-up phase, no symptom, no notice), folded into
     /// one line when a source holds several units.
     /// (`None`: the lines that name no unit, a boot's kernel lines.)
-    folded: Vec<(&'d str, Vec<Option<&'d str>>)>,
+    pub(super) folded: Vec<(&'d str, Vec<Option<&'d str>>)>,
 }
 
 impl<'d> Layout<'d> {
     /// The layout of `diagnosis`; `fold`: fold the quiet units (not with
     /// `-v`, which shows every run).
-    fn of(diagnosis: &'d Diagnosis, fold: bool) -> Self {
+    pub(super) fn of(diagnosis: &'d Diagnosis, fold: bool) -> Self {
         let mut shown = Vec::new();
         let mut folded = Vec::new();
         let mut sources: Vec<&str> = Vec::new();
@@ -160,11 +173,12 @@ fn folded_line(source: &str, units: &[Option<&str>]) -> String {
     format!("{source}  {count} with nothing notable: {}{rest}", names.join(", "))
 }
 
-fn place(run: &Run) -> String {
+/// `source:first-last`, where a run is.
+pub(super) fn place(run: &Run) -> String {
     format!("{}:{}-{}", for_terminal(&run.source), run.first_line, run.last_line)
 }
 
-fn headline(run: &Run, number_of: impl Fn(Option<usize>) -> Option<usize>) -> String {
+fn headline(run: &Run, paint: Paint) -> Headline {
     let detail = match (&run.root_cause, run.outcome) {
         (Some(cause), _) => format!(
             "{} [{}, {} confidence]",
@@ -200,112 +214,83 @@ fn headline(run: &Run, number_of: impl Fn(Option<usize>) -> Option<usize>) -> St
         Outcome::Hung => "HUNG".to_string(),
         other => other.name().to_string(),
     };
+    let outcome = paint.outcome(run.outcome, &outcome);
     let collapse = run.degraded.as_ref().map(|d| {
-        let against = match number_of(d.vs_run) {
+        let against = match d.vs_run {
             Some(number) => format!("run {number}"),
             None => "an earlier run".to_string(),
         };
-        format!("; DEGRADED: {:.0}% slower per request than {against}", -d.change * 100.0)
+        let degraded = paint.degraded("DEGRADED");
+        format!("; {degraded}: {:.0}% slower per request than {against}", -d.change * 100.0)
     });
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
-    format!("{}{unit}  {outcome}  {detail}{}", place(run), collapse.unwrap_or_default())
+    Headline {
+        lead: format!("{}{unit}  {outcome}", place(run)),
+        detail: format!("{detail}{}", collapse.unwrap_or_default()),
+    }
 }
 
-fn summary_table(runs: &[&Run]) -> String {
+/// A run's headline: where and how it ended, then what happened.
+struct Headline {
+    /// `source:first-last (unit)  OUTCOME`.
+    lead: String,
+    /// The cause, or what the run reached.
+    detail: String,
+}
+
+impl Headline {
+    /// One line when it fits (always in a pipe); else the lead on a line
+    /// of its own and the detail wrapped under it.
+    fn push(&self, out: &mut String, width: Option<usize>) {
+        let line = format!("{}  {}", self.lead, self.detail);
+        if width.is_none_or(|width| width_of(&line) <= width) {
+            let _ = writeln!(out, "{line}");
+        } else {
+            push_wrapped(out, width, "", HANGING, &self.lead);
+            push_wrapped(out, width, HANGING, HANGING, &self.detail);
+        }
+    }
+}
+
+/// The runs side by side, for a report of several: what no headline
+/// says. A headline already names each run's place, unit, outcome and
+/// cause; the table gives the number the rest of the report calls it by
+/// (`Run 2`, the speed block), the line that decided its outcome (to jump
+/// to), and how much lies behind it: symptoms, lines ruled harmless (`-v`
+/// lists them) and notices. Rows are in the headlines' order.
+fn summary_table(runs: &[&Run], terminal: &Terminal) -> String {
     let mut table = Table::new();
     table.load_preset(presets::UTF8_HORIZONTAL_ONLY);
-    // Long names stay whole: a table wider than the terminal beats a path
-    // or unit name broken in the middle.
-    table.set_content_arrangement(ContentArrangement::Disabled);
-    table.set_header(vec!["source", "run", "lines", "unit", "outcome", "root cause", "confidence"]);
-    for (index, run) in runs.iter().enumerate() {
-        let (category, confidence) = match &run.root_cause {
-            Some(c) => (c.category.clone(), c.confidence.name().to_string()),
-            None => ("-".to_string(), "-".to_string()),
-        };
+    // The layout is ours to decide (COLUMNS, a pipe), not comfy-table's.
+    table.force_no_tty();
+    match terminal.width {
+        Some(width) => {
+            table.set_content_arrangement(ContentArrangement::Dynamic);
+            table.set_width(u16::try_from(width).unwrap_or(u16::MAX));
+        }
+        None => {
+            table.set_content_arrangement(ContentArrangement::Disabled);
+        }
+    }
+    table.set_header(vec!["run", "lines", "decided at", "symptoms", "benign", "notices"]);
+    for run in runs {
+        let decided = deciding_line(run).map_or_else(|| "-".to_string(), |line| line.to_string());
         table.add_row(vec![
-            for_terminal(&run.source).into_owned(),
-            (index + 1).to_string(),
+            run.number.to_string(),
             format!("{}-{}", run.first_line, run.last_line),
-            run.unit.as_deref().map_or_else(|| "-".to_string(), |u| for_terminal(u).into_owned()),
-            run.outcome.name().to_string(),
-            category,
-            confidence,
+            decided,
+            run.symptoms.len().to_string(),
+            run.benign.len().to_string(),
+            run.notices.len().to_string(),
         ]);
     }
     format!("{table}\n")
 }
 
-fn shown_line(text: &str) -> String {
-    clip(&for_terminal(text), MAX_SHOWN).into_owned()
-}
-
-/// The details of one run (root cause, evidence, hint, symptoms, notices),
-/// as the full report shows them.
-pub fn render_run(run: &Run, options: &TextOptions) -> String {
-    let mut out = String::new();
-    run_details(&mut out, 1, run, None, options);
-    out
-}
-
-/// `vs_number`: the number of the run a collapse is compared with.
-fn run_details(out: &mut String, number: usize, run: &Run, vs_number: Option<usize>, options: &TextOptions) {
-    let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
-    let degraded = if run.degraded.is_some() { ", degraded" } else { "" };
-    let _ = writeln!(out, "Run {number}: {}{unit}: {}{degraded}", place(run), run.outcome.name());
-    if let Some(hang) = &run.hang {
-        hang_details(out, hang);
-        let _ =
-            writeln!(out, "  > {:>6} │ {}", hang.last_progress.line, shown_line(&hang.last_progress.text));
-    }
-    if let Some(collapse) = &run.degraded {
-        degraded_details(out, collapse, vs_number, options.verbose);
-        out.push_str("  Evidence:\n");
-        for e in &collapse.evidence {
-            let _ = writeln!(out, "    {:>6} │ {}", e.line, shown_line(&e.text));
-        }
-    }
-    if let Some(cause) = &run.root_cause {
-        let _ = writeln!(out, "  Root cause: {}", for_terminal(&cause.title));
-        let rule = cause.rule.as_deref().unwrap_or("no rule");
-        let _ = writeln!(
-            out,
-            "              {rule} · {} · {} confidence",
-            cause.category,
-            cause.confidence.name()
-        );
-        out.push_str("  Evidence:\n");
-        let decisive = cause.evidence.first().map(|e| e.line);
-        let mut lines: Vec<_> = cause.evidence.iter().collect();
-        lines.sort_by_key(|e| e.line);
-        lines.dedup_by_key(|e| e.line);
-        for e in lines {
-            let mark = if Some(e.line) == decisive { '>' } else { ' ' };
-            let _ = writeln!(out, "  {mark} {:>6} │ {}", e.line, shown_line(&e.text));
-        }
-        if let Some(hint) = &cause.hint {
-            let _ = writeln!(out, "  Hint: {}", for_terminal(hint));
-        }
-    }
-    if !run.symptoms.is_empty() {
-        out.push_str("  Symptoms (consequences, not the cause):\n");
-        let limit = if options.verbose { usize::MAX } else { SYMPTOMS_SHOWN };
-        for s in run.symptoms.iter().take(limit) {
-            let _ = writeln!(out, "    {:>6} │ {}", s.line, shown_line(&s.text));
-            let _ = writeln!(out, "           └ {}: {}", s.rule, for_terminal(&s.why));
-        }
-        if run.symptoms.len() > limit {
-            let _ = writeln!(out, "    … {} more (-v shows all)", run.symptoms.len() - limit);
-        }
-    }
-    if options.verbose && !run.benign.is_empty() {
-        out.push_str("  Benign (scary but harmless):\n");
-        for b in &run.benign {
-            let _ = writeln!(out, "    {:>6} │ {}", b.line, shown_line(&b.text));
-            let _ = writeln!(out, "           └ {}: {}", b.rule, for_terminal(&b.why));
-        }
-    }
-    for notice in &run.notices {
-        let _ = writeln!(out, "  Notice: {}", for_terminal(notice));
-    }
+/// The line that decided a run's outcome: the decisive evidence of a
+/// crash, the last progress of a hang, the proof of readiness.
+fn deciding_line(run: &Run) -> Option<u64> {
+    let cause = run.root_cause.as_ref().and_then(|c| c.evidence.first()).map(|e| e.line);
+    let hang = run.hang.as_ref().map(|h| h.last_progress.line);
+    cause.or(hang).or(run.ready.as_ref().map(|r| r.line))
 }

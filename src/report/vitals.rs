@@ -1,10 +1,16 @@
 //! The vitals in the text report: each run's generation speed drawn as a
 //! one-line sparkline on a scale common to all runs (so a collapse is seen
 //! before it is read), a collapse with what changed, and a hang.
+//!
+//! On a known width the sparklines give up cells before the figures wrap,
+//! and the prose wraps under a hanging indent.
 
 use std::fmt::Write as _;
 
 use super::escape::for_terminal;
+use super::fit::{push_wrapped, width_of};
+use super::paint::Paint;
+use super::terminal::Terminal;
 use crate::engine::diagnosis::{Degraded, Hang, Run};
 use crate::vitals::{Point, Vitals};
 
@@ -12,13 +18,19 @@ use crate::vitals::{Point, Vitals};
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 /// Most cells of a sparkline.
 const MAX_CELLS: usize = 40;
+/// Fewest cells a sparkline keeps on a narrow terminal.
+const MIN_CELLS: usize = 8;
+/// `  run 1   `: what comes before a sparkline.
+const RUN_LABEL_WIDTH: usize = 10;
+/// The indent of the lines under a run's sparkline.
+const UNDER_SPARKLINE: &str = "          ";
 /// Changed arguments shown without `-v`.
 const CHANGED_ARGS_SHOWN: usize = 8;
 
 /// The throughput block: one line per run that measured its speed (and,
 /// for a degraded or hung run or with `verbose`, a line of its other
 /// vitals), or nothing when none did. `runs` are numbered as in the report.
-pub fn throughput_block(runs: &[(usize, &Run)], verbose: bool) -> String {
+pub fn throughput_block(runs: &[(usize, &Run)], verbose: bool, terminal: &Terminal) -> String {
     let measured: Vec<(usize, &Run)> = runs
         .iter()
         .copied()
@@ -31,33 +43,47 @@ pub fn throughput_block(runs: &[(usize, &Run)], verbose: bool) -> String {
         .iter()
         .flat_map(|(_, r)| r.vitals.iter().flat_map(|v| v.series.iter().map(|p| p.tok_s)))
         .fold(0.0_f64, f64::max);
+    let paint = Paint(terminal.color);
+    let figures_of = |run: &Run| {
+        let vitals = run.vitals.as_ref().expect("measured");
+        let speed = vitals.generation_tok_s.as_ref().expect("measured");
+        let running = vitals.running.as_ref().map(|r| r.median).unwrap_or(0.0);
+        let mut figures = format!(
+            "median {} tok/s, mean {}, at {} running",
+            figure(speed.median),
+            figure(speed.mean),
+            figure(running)
+        );
+        if let Some(degraded) = &run.degraded {
+            let _ = write!(figures, "  {} {}", paint.degraded("DEGRADED"), percent(degraded.change));
+        }
+        figures
+    };
+    // On a known width, the sparklines shrink (to a floor) so that the
+    // widest figures still fit beside them.
+    let widest_figures = measured.iter().map(|(_, run)| width_of(&figures_of(run))).max().unwrap_or(0);
+    let cells = terminal.width.map_or(MAX_CELLS, |width| {
+        width.saturating_sub(RUN_LABEL_WIDTH + 2 + widest_figures).clamp(MIN_CELLS, MAX_CELLS)
+    });
     let lines: Vec<(String, String, Option<String>)> = measured
         .iter()
         .map(|(number, run)| {
             let vitals = run.vitals.as_ref().expect("measured");
-            let speed = vitals.generation_tok_s.as_ref().expect("measured");
-            let running = vitals.running.as_ref().map(|r| r.median).unwrap_or(0.0);
-            let mut figures = format!(
-                "median {} tok/s, mean {}, at {} running",
-                figure(speed.median),
-                figure(speed.mean),
-                figure(running)
-            );
-            if let Some(degraded) = &run.degraded {
-                let _ = write!(figures, "  DEGRADED {}", percent(degraded.change));
-            }
             let notable = verbose || run.degraded.is_some() || run.hang.is_some();
             let details = notable.then(|| other_vitals(vitals));
-            (format!("run {number:<3} {}", sparkline(&vitals.series, top)), figures, details)
+            (format!("run {number:<3} {}", sparkline(&vitals.series, top, cells)), figures_of(run), details)
         })
         .collect();
-    let width = lines.iter().map(|(spark, _, _)| spark.chars().count()).max().unwrap_or(0);
-    let mut out = String::from("Generation speed (tok/s while requests ran, one scale for all runs):\n");
+    let spark_width = lines.iter().map(|(spark, _, _)| spark.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    let title = "Generation speed (tok/s while requests ran, one scale for all runs):";
+    push_wrapped(&mut out, terminal.width, "", "  ", title);
     for (spark, figures, details) in lines {
-        let pad = width - spark.chars().count();
-        let _ = writeln!(out, "  {spark}{:pad$}  {figures}", "");
+        let pad = spark_width - spark.chars().count();
+        let line = format!("{spark}{:pad$}  {figures}", "");
+        push_wrapped(&mut out, terminal.width, "  ", UNDER_SPARKLINE, &line);
         if let Some(details) = details {
-            let _ = writeln!(out, "          {details}");
+            push_wrapped(&mut out, terminal.width, UNDER_SPARKLINE, UNDER_SPARKLINE, &details);
         }
     }
     out
@@ -89,12 +115,12 @@ fn other_vitals(vitals: &Vitals) -> String {
     parts.join(", ")
 }
 
-/// The series as at most [`MAX_CELLS`] bars, `top` the full bar.
-pub fn sparkline(series: &[Point], top: f64) -> String {
+/// The series as at most `cells` bars, `top` the full bar.
+pub fn sparkline(series: &[Point], top: f64, cells: usize) -> String {
     if series.is_empty() || top <= 0.0 {
         return String::new();
     }
-    let per_cell = series.len().div_ceil(MAX_CELLS);
+    let per_cell = series.len().div_ceil(cells.max(1));
     series
         .chunks(per_cell)
         .map(|cell| {
@@ -105,16 +131,25 @@ pub fn sparkline(series: &[Point], top: f64) -> String {
         .collect()
 }
 
+/// The indent of a collapse's continuation lines.
+const COLLAPSE_INDENT: &str = "            ";
+
 /// The collapse of a run, for its details; `vs_number` is the compared
 /// run's number in the report.
-pub fn degraded_details(out: &mut String, degraded: &Degraded, vs_number: Option<usize>, verbose: bool) {
+pub fn degraded_details(
+    out: &mut String,
+    degraded: &Degraded,
+    vs_number: Option<usize>,
+    verbose: bool,
+    terminal: &Terminal,
+) {
+    let width = terminal.width;
     let against = match vs_number {
         Some(number) => format!("run {number}"),
         None => "an earlier run not in this report".to_string(),
     };
-    let _ = writeln!(
-        out,
-        "  Collapse: {} {} against {} in {against} ({}), at {} running requests against {}",
+    let collapse = format!(
+        "{} {} against {} in {against} ({}), at {} running requests against {}",
         figure(degraded.after),
         degraded.metric,
         figure(degraded.before),
@@ -122,12 +157,13 @@ pub fn degraded_details(out: &mut String, degraded: &Degraded, vs_number: Option
         figure(degraded.running.after),
         figure(degraded.running.before),
     );
-    let _ = writeln!(
-        out,
-        "            generation {} tok/s against {}",
+    push_wrapped(out, width, "  Collapse: ", COLLAPSE_INDENT, &collapse);
+    let generation = format!(
+        "generation {} tok/s against {}",
         figure(degraded.generation_tok_s.after),
         figure(degraded.generation_tok_s.before)
     );
+    push_wrapped(out, width, COLLAPSE_INDENT, COLLAPSE_INDENT, &generation);
     if !degraded.changed_args.is_empty() {
         let _ = writeln!(out, "  Changed since {against}:");
         let limit = if verbose { usize::MAX } else { CHANGED_ARGS_SHOWN };
@@ -135,13 +171,9 @@ pub fn degraded_details(out: &mut String, degraded: &Degraded, vs_number: Option
             let shown = |value: &Option<String>| {
                 value.as_deref().map_or_else(|| "(not printed)".to_string(), |v| for_terminal(v).into_owned())
             };
-            let _ = writeln!(
-                out,
-                "    {}: {} → {}",
-                for_terminal(&arg.name),
-                shown(&arg.before),
-                shown(&arg.after)
-            );
+            let change =
+                format!("{}: {} → {}", for_terminal(&arg.name), shown(&arg.before), shown(&arg.after));
+            push_wrapped(out, width, "    ", "      ", &change);
         }
         if degraded.changed_args.len() > limit {
             let _ = writeln!(out, "    … {} more (-v shows all)", degraded.changed_args.len() - limit);
@@ -150,7 +182,7 @@ pub fn degraded_details(out: &mut String, degraded: &Degraded, vs_number: Option
 }
 
 /// How a run hung, for its details.
-pub fn hang_details(out: &mut String, hang: &Hang) {
+pub fn hang_details(out: &mut String, hang: &Hang, terminal: &Terminal) {
     let mut pending = Vec::new();
     if let Some(running) = hang.running.filter(|n| *n > 0) {
         pending.push(format!("{running} running"));
@@ -158,14 +190,14 @@ pub fn hang_details(out: &mut String, hang: &Hang) {
     if let Some(queued) = hang.queued.filter(|n| *n > 0) {
         pending.push(format!("{queued} waiting"));
     }
-    let _ = writeln!(
-        out,
-        "  Hung: no progress for {} after line {} ({}), up to line {}",
+    let hung = format!(
+        "no progress for {} after line {} ({}), up to line {}",
         duration(hang.silent_seconds),
         hang.last_progress.line,
         pending.join(", "),
         hang.last_line
     );
+    push_wrapped(out, terminal.width, "  Hung: ", "        ", &hung);
 }
 
 /// `14m 20s`, `2h 05m`, `45s`.
@@ -221,11 +253,11 @@ mod tests {
     fn sparklines_share_one_scale() {
         let fast: Vec<Point> = [3700.0, 3800.0, 3600.0].map(point).to_vec();
         let slow: Vec<Point> = [236.0, 240.0].map(point).to_vec();
-        assert_eq!(sparkline(&fast, 3800.0), "███");
-        assert_eq!(sparkline(&slow, 3800.0), "▁▁");
-        assert_eq!(sparkline(&[point(1900.0)], 3800.0), "▄");
+        assert_eq!(sparkline(&fast, 3800.0, MAX_CELLS), "███");
+        assert_eq!(sparkline(&slow, 3800.0, MAX_CELLS), "▁▁");
+        assert_eq!(sparkline(&[point(1900.0)], 3800.0, MAX_CELLS), "▄");
         let long: Vec<Point> = (0..100).map(|i| point(i as f64)).collect();
-        assert_eq!(sparkline(&long, 100.0).chars().count(), 34);
+        assert_eq!(sparkline(&long, 100.0, MAX_CELLS).chars().count(), 34);
     }
 
     #[test]

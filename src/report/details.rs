@@ -1,0 +1,130 @@
+//! The details of one run in the text report: how it hung or collapsed,
+//! its root cause with the evidence (the decisive line marked `>`), the
+//! hint, the symptoms with what explains them, benign lines and notices.
+//!
+//! Prose wraps under a hanging indent; an evidence line is one line,
+//! cut to the width on a terminal and whole in a pipe.
+
+use std::fmt::Write as _;
+
+use super::escape::for_terminal;
+use super::fit::{cut, push_wrapped, width_of};
+use super::paint::Paint;
+use super::terminal::Terminal;
+use super::text::{place, TextOptions, SYMPTOMS_SHOWN};
+use super::vitals::{degraded_details, hang_details};
+use crate::engine::diagnosis::Run;
+
+/// How an evidence line is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The line that decided the diagnosis: `>`, in colour.
+    Decisive,
+    /// Any other line.
+    Plain,
+}
+
+/// Appends one evidence line: `  >     34 │ text`.
+fn push_evidence(out: &mut String, terminal: &Terminal, mark: Mark, line: u64, text: &str) {
+    let paint = Paint(terminal.color);
+    let number = format!("{line:>6}");
+    let prefix = match mark {
+        Mark::Decisive => format!("> {number}"),
+        Mark::Plain => format!("  {number}"),
+    };
+    let room = terminal.evidence_room(width_of(&prefix) + 5);
+    let escaped = for_terminal(text);
+    let shown = cut(&escaped, room);
+    let _ = match mark {
+        Mark::Decisive => {
+            writeln!(out, "  {} │ {}", paint.decisive_mark(&prefix), paint.decisive_text(&shown))
+        }
+        Mark::Plain => writeln!(out, "  {prefix} │ {shown}"),
+    };
+}
+
+/// Appends what explains an evidence line: `└ rule.id: why`.
+fn push_why(out: &mut String, terminal: &Terminal, rule: &str, why: &str) {
+    let paint = Paint(terminal.color);
+    let text = format!("{}: {}", paint.rule(&for_terminal(rule)), for_terminal(why));
+    push_wrapped(out, terminal.width, "           └ ", "             ", &text);
+}
+
+/// The details of one run (root cause, evidence, hint, symptoms, notices),
+/// as the full report shows them.
+pub fn render_run(run: &Run, options: &TextOptions) -> String {
+    let mut out = String::new();
+    run_details(&mut out, 1, run, None, options);
+    out
+}
+
+/// `vs_number`: the number of the run a collapse is compared with.
+pub(super) fn run_details(
+    out: &mut String,
+    number: usize,
+    run: &Run,
+    vs_number: Option<usize>,
+    options: &TextOptions,
+) {
+    let terminal = &options.terminal;
+    let width = terminal.width;
+    let paint = Paint(terminal.color);
+    let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
+    let degraded =
+        if run.degraded.is_some() { format!(", {}", paint.degraded("degraded")) } else { String::new() };
+    let outcome = paint.outcome(run.outcome, run.outcome.name());
+    push_wrapped(out, width, "", "  ", &format!("Run {number}: {}{unit}: {outcome}{degraded}", place(run)));
+    if let Some(hang) = &run.hang {
+        hang_details(out, hang, terminal);
+        push_evidence(out, terminal, Mark::Decisive, hang.last_progress.line, &hang.last_progress.text);
+    }
+    if let Some(collapse) = &run.degraded {
+        degraded_details(out, collapse, vs_number, options.verbose, terminal);
+        out.push_str("  Evidence:\n");
+        for e in &collapse.evidence {
+            push_evidence(out, terminal, Mark::Plain, e.line, &e.text);
+        }
+    }
+    if let Some(cause) = &run.root_cause {
+        push_wrapped(out, width, "  Root cause: ", "              ", &for_terminal(&cause.title));
+        let rule = match cause.rule.as_deref() {
+            Some(rule) => paint.rule(&for_terminal(rule)),
+            None => "no rule".to_string(),
+        };
+        let identity = format!("{rule} · {} · {} confidence", cause.category, cause.confidence.name());
+        push_wrapped(out, width, "              ", "              ", &identity);
+        out.push_str("  Evidence:\n");
+        let decisive = cause.evidence.first().map(|e| e.line);
+        let mut lines: Vec<_> = cause.evidence.iter().collect();
+        lines.sort_by_key(|e| e.line);
+        lines.dedup_by_key(|e| e.line);
+        for e in lines {
+            let mark = if Some(e.line) == decisive { Mark::Decisive } else { Mark::Plain };
+            push_evidence(out, terminal, mark, e.line, &e.text);
+        }
+        if let Some(hint) = &cause.hint {
+            push_wrapped(out, width, "  Hint: ", "        ", &for_terminal(hint));
+        }
+    }
+    if !run.symptoms.is_empty() {
+        out.push_str("  Symptoms (consequences, not the cause):\n");
+        let limit = if options.verbose { usize::MAX } else { SYMPTOMS_SHOWN };
+        for s in run.symptoms.iter().take(limit) {
+            push_evidence(out, terminal, Mark::Plain, s.line, &s.text);
+            push_why(out, terminal, &s.rule, &s.why);
+        }
+        if run.symptoms.len() > limit {
+            let _ = writeln!(out, "    … {} more (-v shows all)", run.symptoms.len() - limit);
+        }
+    }
+    if options.verbose && !run.benign.is_empty() {
+        out.push_str("  Benign (scary but harmless):\n");
+        for b in &run.benign {
+            push_evidence(out, terminal, Mark::Plain, b.line, &b.text);
+            push_why(out, terminal, &b.rule, &b.why);
+        }
+    }
+    for notice in &run.notices {
+        push_wrapped(out, width, "  Notice: ", "          ", &for_terminal(notice));
+    }
+}
