@@ -1,12 +1,22 @@
-//! `logdiag test DIR [--bless]`: run a corpus of golden cases.
+//! `logdiag test DIR [--bless] [--junit FILE]`: run a corpus of golden
+//! cases, print one line per case, and optionally write the results as
+//! JUnit XML for a CI system.
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Instant;
 
+use super::junit::{self, CaseReport};
 use super::{load_rules, write_line, Failure, RuleArgs};
-use crate::corpus::{check_case, find_cases, Status};
+use crate::corpus::{check_case, find_cases, Mode, Status};
 
-pub(super) fn run(dir: &Path, bless: bool, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+pub(super) fn run(
+    dir: &Path,
+    mode: Mode,
+    junit_path: Option<&Path>,
+    args: &RuleArgs,
+    out: &mut dyn Write,
+) -> Result<i32, Failure> {
     let rules = load_rules(args)?;
     let cases = find_cases(dir).map_err(|e| Failure::Message(format!("{}: {e}", dir.display())))?;
     if cases.is_empty() {
@@ -15,15 +25,27 @@ pub(super) fn run(dir: &Path, bless: bool, args: &RuleArgs, out: &mut dyn Write)
             dir.display()
         )));
     }
-    let mut failed = 0;
+    let mut reports = Vec::with_capacity(cases.len());
     for case in &cases {
-        let result = check_case(&rules, case, bless);
-        if result.status != Status::Passed {
-            failed += 1;
-        }
+        let started = Instant::now();
+        let result = check_case(&rules, case, mode);
         write_line(out, &format!("{:<40} {}", result.name, result.status))?;
+        reports.push(CaseReport {
+            suite: junit::suite_name(case),
+            result,
+            seconds: started.elapsed().as_secs_f64(),
+        });
     }
-    let verb = if bless { "blessed" } else { "passed" };
+    let failed = reports.iter().filter(|r| r.result.status != Status::Passed).count();
+    let verb = match mode {
+        Mode::Check => "passed",
+        Mode::Bless => "blessed",
+    };
     write_line(out, &format!("\n{} cases: {} {verb}, {failed} failed", cases.len(), cases.len() - failed))?;
+    if let Some(path) = junit_path {
+        std::fs::write(path, junit::render(&reports)).map_err(|e| {
+            Failure::Message(format!("{}: cannot write the JUnit report: {e}", path.display()))
+        })?;
+    }
     Ok(if failed == 0 { 0 } else { 1 })
 }
