@@ -297,3 +297,89 @@ fn verbose_text_lists_benign_lines_with_reasons() {
         "{verbose}"
     );
 }
+
+#[test]
+fn last_keeps_the_number_each_run_has_in_the_whole_report() {
+    // The seed incident launched twice in one journal: runs 1 and 2.
+    let once = std::fs::read(fixture("seed-k26-flashinfer-journal")).unwrap();
+    let dir = TempDir::new("numbers");
+    let twice = dir.write("twice.log", &[once.clone(), once].concat());
+    let path = twice.to_str().unwrap();
+
+    let all = json(&run(&["--format", "json", path]));
+    let runs = all["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!((runs[0]["number"].as_u64(), runs[1]["number"].as_u64()), (Some(1), Some(2)));
+
+    let last = run(&["--format", "json", "--last", path]);
+    assert_eq!(last.status.code(), Some(1));
+    let report = json(&last);
+    assert_eq!(report["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(report["runs"][0]["number"], 2);
+    assert_eq!(report["runs"][0]["first_line"], runs[1]["first_line"]);
+
+    let text = stdout(&run(&["--last", path]));
+    assert!(text.contains("\nRun 2: "), "{text}");
+    assert!(!text.contains("Run 1"), "{text}");
+    let whole = stdout(&run(&[path]));
+    assert!(whole.contains("\nRun 1: ") && whole.contains("\nRun 2: "), "{whole}");
+}
+
+#[test]
+fn events_name_the_rules_that_matched_them_as_the_diagnosis_does() {
+    let path = fixture("seed-k26-flashinfer-journal");
+    let out = run(&["events", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let rules_at = |line: u64| {
+        let event = events
+            .iter()
+            .find(|e| e["line"].as_u64().unwrap() <= line && line <= e["last_line"].as_u64().unwrap());
+        let rules =
+            event.expect("an event holds the line")["rules"].as_array().expect("a rules list").clone();
+        rules.iter().map(|r| r.as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    // The diagnosis's root cause and symptoms, each found on its line.
+    let report = json(&run(&["--format", "json", path.to_str().unwrap()]));
+    let cause = report["root_cause"]["rule"].as_str().unwrap();
+    assert!(
+        rules_at(report["root_cause"]["evidence"][0]["line"].as_u64().unwrap()).contains(&cause.to_string())
+    );
+    for symptom in report["runs"][0]["symptoms"].as_array().unwrap() {
+        let rule = symptom["rule"].as_str().unwrap().to_string();
+        assert!(rules_at(symptom["line"].as_u64().unwrap()).contains(&rule), "{rule}");
+    }
+    assert!(
+        events.iter().any(|e| e["rules"].as_array().unwrap().is_empty()),
+        "lines no rule knows match none"
+    );
+
+    // A user's rule is matched as the diagnosis would match it.
+    let dir = TempDir::new("events-rules");
+    dir.write(
+        "rules/mine.toml",
+        br#"role = "cause"
+category = "cuda-oom"
+title = "the node said hello"
+hint = "Say hello back."
+priority = 5
+
+[match]
+message = 'hello from the node'
+
+[test]
+samples = ["hello from the node"]
+"#,
+    );
+    let log = dir.write("x.log", b"boot\nhello from the node\nbye\n");
+    let rules_dir = dir.path().join("rules");
+    let out =
+        run(&["events", "--no-default-rules", "--rules", rules_dir.to_str().unwrap(), log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let matched: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["rules"].clone())
+        .collect();
+    assert_eq!(matched, [serde_json::json!([]), serde_json::json!(["mine"]), serde_json::json!([])]);
+}

@@ -19,9 +19,13 @@ fn hostile_names_are_escaped_in_errors_reports_tests_and_rule_problems() {
     let links = dir.path().join("links");
     std::fs::create_dir_all(&links).unwrap();
     std::os::unix::fs::symlink("/nonexistent", links.join(format!("{HOSTILE}.log"))).unwrap();
-    let out = run(&[links.to_str().unwrap()]);
+    let out = run(&["--follow", links.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert_escaped("missing file", &stderr(&out));
+    // Not followed, it is left out, and -v says so.
+    let out = run(&["-v", links.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_escaped("link left out", &stderr(&out));
     // A log named so: the report names it.
     let log = dir.write(
         &format!("logs/{HOSTILE}.log"),

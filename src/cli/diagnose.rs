@@ -4,11 +4,13 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::{load_rules, DiagnoseArgs, Failure, OutputFormat};
+use super::{load_rules, write_line, DiagnoseArgs, Failure, ReportFormat};
+use crate::diagnose::feed_parts;
+use crate::engine::diagnosis::Diagnosis;
 use crate::engine::{Engine, JudgeOptions, UnitFilter};
-use crate::input::{collect_sources, open, Source};
-use crate::pipeline::feed_parts;
-use crate::report::{write_json, write_text, TextOptions};
+use crate::input::{collect_sources, open_logs, Skipped, Source};
+use crate::report::escape::for_terminal_lines;
+use crate::report::{write_json, write_markdown, write_text, MarkdownOptions, Terminal, TextOptions};
 use crate::rules::RuleSet;
 
 pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failure> {
@@ -24,8 +26,7 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     } else {
         args.paths.clone()
     };
-    let sources = collect_sources(&paths).map_err(|e| Failure::Message(e.to_string()))?;
-    let engine = read_all(&rules, &sources)?;
+    let engine = read_inputs(args, &paths, &rules)?;
     let hang_after = match &args.hang_after {
         Some(text) => super::parse_duration(text).map_err(Failure::Message)?.as_secs_f64(),
         None => crate::engine::HANG_AFTER_SECONDS,
@@ -37,9 +38,16 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
         hang_after_seconds: hang_after,
     });
     let code = diagnosis.exit_code();
+    if args.format == ReportFormat::Text && nothing_read(&diagnosis) {
+        return write_empty(out, &diagnosis).map(|()| code);
+    }
     let written = match args.format {
-        OutputFormat::Json => write_json(out, &diagnosis),
-        OutputFormat::Text => write_text(out, &diagnosis, &TextOptions { verbose: args.verbose }),
+        ReportFormat::Json => write_json(out, &diagnosis),
+        ReportFormat::Text => {
+            let terminal = Terminal::detect(args.color.into());
+            write_text(out, &diagnosis, &TextOptions { verbose: args.verbose, terminal })
+        }
+        ReportFormat::Markdown => write_markdown(out, &diagnosis, &MarkdownOptions { verbose: args.verbose }),
     };
     match written {
         Ok(()) => Ok(code),
@@ -48,13 +56,70 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     }
 }
 
+/// Reads the logs the paths name. A directory walk's warnings (a link
+/// loop) go to stderr and the rest is read; with `-v`, so do the files it
+/// left out as not logs. A path without any log is an error.
+fn read_inputs<'r>(args: &DiagnoseArgs, paths: &[String], rules: &'r RuleSet) -> Result<Engine<'r>, Failure> {
+    let collected = collect_sources(paths, args.symlinks()).map_err(|e| Failure::Message(e.to_string()))?;
+    for warning in &collected.warnings {
+        eprintln!("logdiag: warning: {}", for_terminal_lines(&warning.to_string()));
+    }
+    // A directory without logs is an error, said after what was left out.
+    let gathered = if collected.without_logs.is_empty() {
+        read_all(rules, &collected.sources)?
+    } else {
+        Gathered::default()
+    };
+    if args.verbose {
+        // Left out by name while walking, or by content when opened: in
+        // path order alike.
+        let mut skipped: Vec<&Skipped> = collected.skipped.iter().chain(&gathered.skipped).collect();
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        for skipped in skipped {
+            eprintln!("logdiag: {}", for_terminal_lines(&skipped.to_string()));
+        }
+    }
+    if let Some(e) = collected.without_logs.first() {
+        return Err(Failure::Message(e.to_string()));
+    }
+    gathered.engine.ok_or_else(|| {
+        Failure::Message(format!(
+            "no logs to judge: the {} file(s) found do not look like logs (-v lists them)",
+            gathered.skipped.len()
+        ))
+    })
+}
+
+/// Every input was empty: there is nothing to report but that.
+fn nothing_read(diagnosis: &Diagnosis) -> bool {
+    diagnosis.runs.is_empty() && diagnosis.inputs.iter().all(|input| input.lines == 0)
+}
+
+/// One line per empty input. Its exit code is the diagnosis's, 0: the
+/// input was read, and nothing in it crashed or hung (an error, 2, is for
+/// input that cannot be read).
+fn write_empty(out: &mut dyn Write, diagnosis: &Diagnosis) -> Result<(), Failure> {
+    for input in &diagnosis.inputs {
+        write_line(out, &format!("{}: the log is empty, nothing to judge", input.name))?;
+    }
+    Ok(())
+}
+
+/// What reading sources came to: what the engine made of them (none when
+/// no file held a log), and the files left out as not logs.
+#[derive(Default)]
+struct Gathered<'r> {
+    engine: Option<Engine<'r>>,
+    skipped: Vec<Skipped>,
+}
+
 /// Reads every source, several at once when there are several (one per
 /// core), and joins them in their given order, so the report does not
 /// depend on which finished first.
-fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Engine<'r>, Failure> {
+fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, Failure> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(sources.len()).max(1);
     let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<Result<Engine<'r>, Failure>>> = (0..sources.len()).map(|_| None).collect();
+    let mut done: Vec<Option<Result<Gathered<'r>, Failure>>> = (0..sources.len()).map(|_| None).collect();
     let slots = Mutex::new(&mut done);
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -66,21 +131,29 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Engine<'r>, Fa
             });
         }
     });
-    let mut engine = Engine::new(rules);
+    let mut engine: Option<Engine<'r>> = None;
+    let mut skipped = Vec::new();
     for read in done.into_iter().flatten() {
-        engine.append(read?);
+        let read = read?;
+        skipped.extend(read.skipped);
+        if let Some(read) = read.engine {
+            engine.get_or_insert_with(|| Engine::new(rules)).append(read);
+        }
     }
-    Ok(engine)
+    Ok(Gathered { engine, skipped })
 }
 
-fn read_one<'r>(rules: &'r RuleSet, source: &Source) -> Result<Engine<'r>, Failure> {
+fn read_one<'r>(rules: &'r RuleSet, source: &Source) -> Result<Gathered<'r>, Failure> {
     let mut engine = Engine::new(rules);
-    let parts = open(source).map_err(|e| Failure::Message(e.to_string()))?;
+    let (parts, skipped) = open_logs(source).map_err(|e| Failure::Message(e.to_string()))?;
+    if parts.is_empty() {
+        return Ok(Gathered { engine: None, skipped });
+    }
     // A read error part-way (a cut gzip stream, a device error) is noted in
     // the report and what was read is still diagnosed; a source of which
     // nothing could be read is an error.
     feed_parts(&mut engine, &source.name, parts)
         .map_err(|e| Failure::Message(format!("{}: cannot be read: {e}", source.name)))?;
     engine.done_reading();
-    Ok(engine)
+    Ok(Gathered { engine: Some(engine), skipped })
 }

@@ -1,15 +1,17 @@
 //! `logdiag events PATH`: the parsed events as JSON lines, one object per
-//! event, so rule authors see what the rules see.
+//! event, so rule authors see what the rules see, and which rules matched
+//! each event (by the matcher the diagnosis uses).
 
 use std::io::Write;
 
 use serde::Serialize;
 
-use super::Failure;
+use super::{load_rules, Failure, RuleArgs};
 use crate::events::traceback::parse_frame;
 use crate::events::{Event, EventKind, LineRole};
-use crate::input::{collect_sources, open};
+use crate::input::{collect_sources, open_logs, Symlinks};
 use crate::pipeline::read_events;
+use crate::rules::{LineMatch, MatchScratch, RuleSet};
 
 #[derive(Serialize)]
 struct FrameJson<'a> {
@@ -31,6 +33,8 @@ struct EventJson<'a> {
     line: u64,
     last_line: u64,
     kind: &'static str,
+    /// The ids of the rules that matched a line of it, in line order.
+    rules: Vec<&'a str>,
     time: Option<&'a str>,
     host: Option<&'a str>,
     identifier: Option<&'a str>,
@@ -45,11 +49,19 @@ struct EventJson<'a> {
     lines: Vec<LineJson<'a>>,
 }
 
-pub(super) fn run(path: &str, out: &mut dyn Write) -> Result<i32, Failure> {
-    let sources = collect_sources(&[path.to_string()]).map_err(|e| Failure::Message(e.to_string()))?;
-    for source in &sources {
-        for (part, reader) in open(source).map_err(|e| Failure::Message(e.to_string()))? {
-            let summary = read_events(reader, |_, _| {}, |event| write_event(out, &part, event))?;
+pub(super) fn run(path: &str, rules: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let rules = load_rules(rules)?;
+    let mut matcher = Matcher { rules: &rules, scratch: MatchScratch::default(), matches: Vec::new() };
+    let collected =
+        collect_sources(&[path.to_string()], Symlinks::Skip).map_err(|e| Failure::Message(e.to_string()))?;
+    if let Some(e) = collected.without_logs.first() {
+        return Err(Failure::Message(e.to_string()));
+    }
+    for source in &collected.sources {
+        let (parts, _not_logs) = open_logs(source).map_err(|e| Failure::Message(e.to_string()))?;
+        for (part, reader) in parts {
+            let summary =
+                read_events(reader, |_, _| {}, |event| write_event(out, &part, event, &mut matcher))?;
             if let Some(e) = summary.error {
                 return Err(Failure::Message(format!("{part}: {e}")));
             }
@@ -58,7 +70,36 @@ pub(super) fn run(path: &str, out: &mut dyn Write) -> Result<i32, Failure> {
     Ok(0)
 }
 
-fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Result<()> {
+/// The diagnosis's rule matching, with its working memory.
+struct Matcher<'r> {
+    rules: &'r RuleSet,
+    scratch: MatchScratch,
+    matches: Vec<LineMatch>,
+}
+
+impl<'r> Matcher<'r> {
+    /// The ids of the rules matching a line of `event`, each once, in
+    /// the order of the lines they match.
+    fn rules_matching(&mut self, event: &Event) -> Vec<&'r str> {
+        self.matches.clear();
+        self.rules.match_event(event, &mut self.scratch, &mut self.matches);
+        let mut ids: Vec<&'r str> = Vec::new();
+        for m in &self.matches {
+            let id = self.rules.rule(m.rule).id.as_str();
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
+}
+
+fn write_event(
+    out: &mut dyn Write,
+    source: &str,
+    event: &Event,
+    matcher: &mut Matcher<'_>,
+) -> std::io::Result<()> {
     let kind = match event.kind {
         EventKind::Record => "record",
         EventKind::Traceback => "traceback",
@@ -83,6 +124,7 @@ fn write_event(out: &mut dyn Write, source: &str, event: &Event) -> std::io::Res
         line: event.first_line(),
         last_line: event.last_line(),
         kind,
+        rules: matcher.rules_matching(event),
         time: event.time(),
         host: event.host(),
         identifier: event.identifier(),

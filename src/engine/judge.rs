@@ -25,16 +25,16 @@ use super::health;
 use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
-use crate::rules::{category, Role, RuleSet};
+use crate::rules::{Category, Role, RuleSet};
 
 /// The category a memory kill record confirms a SIGKILL as.
-const OOM_KILL: &str = "host-oom-kill";
+const OOM_KILL: Category = Category::HostOomKill;
 /// The category of a SIGKILL whose sender the log does not show.
-const UNATTRIBUTED_KILL: &str = "sigkill-unattributed";
+const UNATTRIBUTED_KILL: Category = Category::SigkillUnattributed;
 
 /// The category of a GPU fault after which the process's CUDA context is
 /// unusable (an illegal access, a device-side assert, a misaligned address).
-const STICKY_FAULT: &str = "cuda-illegal-access";
+const STICKY_FAULT: Category = Category::CudaIllegalAccess;
 
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
@@ -44,6 +44,8 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
     let mut inputs = Vec::new();
     let kill_records = kill_records(rules, sources);
     let loose = loose_failures(rules, sources);
+    // Runs are numbered across sources as a report of every run lists them.
+    let mut numbered = 0;
     for (source_index, source) in sources.iter().enumerate() {
         let mut notices = source.notices.clone();
         let dropped: u64 = source.units.list.iter().map(|u| u.dropped_runs).sum();
@@ -71,8 +73,10 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             formats: source.formats.iter().map(|f| f.name().to_string()).collect(),
             notices,
         });
+        let numbers = RunNumbers::of(source, numbered);
+        numbered += numbers.count;
         let mut judged = Vec::new();
-        for unit in &source.units.list {
+        for (unit_index, unit) in source.units.list.iter().enumerate() {
             if !options.units.is_empty() && !options.units.matches(unit.name.as_deref()) {
                 continue;
             }
@@ -88,14 +92,19 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             // earlier ones, whether or not they are reported.
             let mut all: Vec<Run> = unit.runs.iter().map(|state| judge_run(rules, &setting, state)).collect();
             health::judge_collapses(setting.places, &unit.runs, &mut all, options.degraded_below);
+            for (run_index, run) in all.iter_mut().enumerate() {
+                run.number = numbers.of_run(unit_index, run_index);
+                if let Some(degraded) = run.degraded.as_mut() {
+                    degraded.vs_run = numbers.starting_at(degraded.vs_stream_line);
+                }
+            }
             let skip = options.latest.map_or(0, |n| unit.runs.len().saturating_sub(n));
             judged.extend(all.into_iter().skip(skip));
         }
         // The runs of all units, in input order.
-        judged.sort_by_key(|r| r.stream_first_line);
+        judged.sort_by_key(|r| r.number);
         runs.extend(judged);
     }
-    number_compared_runs(&mut runs);
     let verdict = if runs.iter().any(|r| r.outcome == Outcome::Crash) {
         Verdict::Crash
     } else if runs.iter().any(|r| r.outcome == Outcome::Hung) {
@@ -106,18 +115,41 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
     Diagnosis { schema: SCHEMA, verdict, root_cause: headline_cause(&runs), inputs, runs }
 }
 
-/// Points each collapse at the run it is compared with, by its place in
-/// the report.
-fn number_compared_runs(runs: &mut [Run]) {
-    let places: Vec<(String, u64)> = runs.iter().map(|r| (r.source.clone(), r.stream_first_line)).collect();
-    for run in runs.iter_mut() {
-        let source = run.source.clone();
-        if let Some(degraded) = run.degraded.as_mut() {
-            degraded.vs_run = places
-                .iter()
-                .position(|(s, first)| *s == source && *first == degraded.vs_stream_line)
-                .map(|i| i + 1);
+/// The numbers of a source's runs ([`Run::number`]): in input order, the
+/// runs of all its units interleaved, whichever a report leaves out.
+struct RunNumbers {
+    /// Per unit, per run: its number and its first line in the stream.
+    numbers: Vec<Vec<(usize, u64)>>,
+    /// How many runs the source holds.
+    count: usize,
+}
+
+impl RunNumbers {
+    /// Numbers the runs of `source` after the `before` runs of the sources
+    /// before it.
+    fn of(source: &SourceState, before: usize) -> Self {
+        let mut order: Vec<(u64, usize, usize)> = Vec::new();
+        let mut numbers = Vec::new();
+        for (unit_index, unit) in source.units.list.iter().enumerate() {
+            numbers.push(vec![(0, 0); unit.runs.len()]);
+            for (run_index, run) in unit.runs.iter().enumerate() {
+                order.push((run.first_line, unit_index, run_index));
+            }
         }
+        order.sort_unstable();
+        for (place, &(first_line, unit_index, run_index)) in order.iter().enumerate() {
+            numbers[unit_index][run_index] = (before + place + 1, first_line);
+        }
+        RunNumbers { numbers, count: order.len() }
+    }
+
+    fn of_run(&self, unit_index: usize, run_index: usize) -> usize {
+        self.numbers[unit_index][run_index].0
+    }
+
+    /// The number of the first run that starts at this stream line.
+    fn starting_at(&self, stream_line: u64) -> Option<usize> {
+        self.numbers.iter().flatten().filter(|(_, first)| *first == stream_line).map(|(n, _)| *n).min()
     }
 }
 
@@ -174,7 +206,7 @@ fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillReco
         for unit in &source.units.list {
             for run in &unit.runs {
                 for finding in &run.findings {
-                    let oom = rules.rule(finding.rule).category.as_deref() == Some(OOM_KILL);
+                    let oom = rules.rule(finding.rule).category == Some(OOM_KILL);
                     if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
                         let places = Places::of(source);
                         let claimed = unit.is_claimed();
@@ -212,7 +244,7 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     // A fault that poisons the process's CUDA context cannot be outlived:
     // progress after it is another process's, or a tuning pass that reports
     // the fault again.
-    if rules.rule(finding.rule).category.as_deref() == Some(STICKY_FAULT) {
+    if rules.rule(finding.rule).category == Some(STICKY_FAULT) {
         return Standing::Active;
     }
     match survived(run, finding.event_last) {
@@ -248,6 +280,8 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     let (first_line, last_line) =
         if source == last_source && first > last { (last, first) } else { (first, last) };
     let mut result = Run {
+        // Set once every run of the source is known.
+        number: 0,
         source: source.to_string(),
         first_line,
         last_line,
@@ -404,7 +438,7 @@ fn kill_record_for<'a>(
     run: &RunState,
     stand_in: &Finding,
 ) -> Option<(KillRecord<'a>, bool)> {
-    if rules.rule(stand_in.rule).category.as_deref() != Some(UNATTRIBUTED_KILL) {
+    if rules.rule(stand_in.rule).category != Some(UNATTRIBUTED_KILL) {
         return None;
     }
     let unit = setting.unit.or(run.unit.as_deref());
@@ -433,9 +467,10 @@ fn loose_failures(rules: &RuleSet, sources: &[SourceState]) -> Vec<(usize, u64)>
     let mut lines = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         for run in source.units.list.iter().filter(|u| !u.is_claimed()).flat_map(|u| &u.runs) {
-            let causes = run.findings.iter().filter(|f| {
-                f.role == Role::Cause && rules.rule(f.rule).category.as_deref() != Some(OOM_KILL)
-            });
+            let causes = run
+                .findings
+                .iter()
+                .filter(|f| f.role == Role::Cause && rules.rule(f.rule).category != Some(OOM_KILL));
             lines.extend(causes.map(|f| (index, f.line)));
             lines.extend(run.failures.iter().map(|f| (index, f.first_line)));
         }
@@ -559,7 +594,7 @@ fn root_cause(
             };
             RootCause {
                 rule: None,
-                category: category::UNKNOWN.to_string(),
+                category: Category::Unknown,
                 title: failure.title.clone(),
                 confidence: Confidence::Low,
                 hint: Some(hint),
@@ -596,8 +631,8 @@ fn evidence_of(f: &Finding) -> EvidenceLine {
     EvidenceLine { line: f.line, text: f.text.clone(), cut: f.cut }
 }
 
-fn category_of(rules: &RuleSet, f: &Finding) -> String {
-    rules.rule(f.rule).category.clone().unwrap_or_else(|| category::UNKNOWN.to_string())
+fn category_of(rules: &RuleSet, f: &Finding) -> Category {
+    rules.rule(f.rule).category.unwrap_or(Category::Unknown)
 }
 
 fn benign_why(rules: &RuleSet, f: &Finding) -> String {

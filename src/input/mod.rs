@@ -2,25 +2,32 @@
 //!
 //! A source is one file, standard input, or the rotated files of one log
 //! (`x.log.2.gz`, `x.log.1`, `x.log`), read oldest first as one stream.
-//! Directories are walked; each log in them becomes a source, in a stable
-//! order (by path). Compressed input (gzip, zstd) is recognised by its
-//! magic bytes, never by its name.
+//! Directories are walked ([`walk`]); each log in them becomes a source, in
+//! a stable order (by path). Compressed input (gzip, zstd) is recognised by
+//! its magic bytes, never by its name, and what a file holds once
+//! decompressed decides whether it is a log ([`content`]).
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
+pub mod content;
 pub mod export;
 pub mod follow;
 mod head;
 pub mod lines;
+mod reversal;
 mod rotation;
+pub mod walk;
 mod zstd_stream;
 
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+pub use content::open_logs;
 pub use head::{with_head, with_head_until, Deferred, WithHead};
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
+pub use reversal::Reversal;
+pub use walk::{collect_sources, Collected, Skipped, Symlinks};
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +47,18 @@ pub struct Source {
     /// The files to read, oldest first (one, unless rotated files were
     /// found in a directory).
     pub parts: Vec<Part>,
+    /// Whether the user named it or a directory walk found it.
+    pub found: Found,
+}
+
+/// How a source was found: a file that is not a log is an error when the
+/// user named it, and is left out when a walk came across it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Named on the command line (a file, or `-`).
+    Named,
+    /// Found by walking a directory named on the command line.
+    Walked,
 }
 
 /// One file of a source.
@@ -52,8 +71,8 @@ pub struct Part {
 }
 
 impl Source {
-    fn single(name: String, origin: Origin) -> Self {
-        Source { parts: vec![Part { name: name.clone(), origin }], name }
+    fn single(name: String, origin: Origin, found: Found) -> Self {
+        Source { parts: vec![Part { name: name.clone(), origin }], name, found }
     }
 }
 
@@ -91,60 +110,6 @@ fn lowercase_first(s: &str) -> String {
         Some(c) => c.to_lowercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// Turns command-line paths into sources: `-` is stdin, a directory is
-/// walked (files sorted by path), anything else must be a readable file.
-pub fn collect_sources(paths: &[String]) -> Result<Vec<Source>, InputError> {
-    let mut sources = Vec::new();
-    for arg in paths {
-        if arg == "-" {
-            sources.push(Source::single("-".to_string(), Origin::Stdin));
-            continue;
-        }
-        let path = Path::new(arg);
-        let meta = std::fs::metadata(path).map_err(|e| InputError::io(arg, &e))?;
-        if meta.is_dir() {
-            walk_directory(arg, &mut sources)?;
-        } else {
-            sources.push(Source::single(arg.clone(), Origin::File(path.to_path_buf())));
-        }
-    }
-    Ok(sources)
-}
-
-fn walk_directory(root: &str, sources: &mut Vec<Source>) -> Result<(), InputError> {
-    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name();
-    let mut files: Vec<PathBuf> = Vec::new();
-    for entry in walker {
-        let entry = entry.map_err(|e| {
-            let path = e.path().map(|p| p.display().to_string()).unwrap_or_else(|| root.to_string());
-            let problem = if e.loop_ancestor().is_some() {
-                "symbolic link loop".to_string()
-            } else if let Some(io) = e.io_error() {
-                return InputError::io(&path, io);
-            } else {
-                lowercase_first(&e.to_string())
-            };
-            InputError { path, problem }
-        })?;
-        if entry.file_type().is_file() && !is_hidden(entry.path(), Path::new(root)) {
-            files.push(entry.path().to_path_buf());
-        }
-    }
-    if files.is_empty() {
-        return Err(InputError { path: root.to_string(), problem: "directory holds no files".into() });
-    }
-    sources.extend(rotation::group(files));
-    Ok(())
-}
-
-/// Hidden files and folders below the walked root (`.git`, editor swap
-/// files) are not logs.
-fn is_hidden(path: &Path, root: &Path) -> bool {
-    path.strip_prefix(root)
-        .map(|rel| rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
-        .unwrap_or(false)
 }
 
 /// How a source's bytes are encoded on disk.
@@ -235,11 +200,5 @@ mod tests {
         let mut text = String::new();
         decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
         assert_eq!(text, "one\ntwo\n");
-    }
-
-    #[test]
-    fn missing_path_is_a_one_line_error() {
-        let err = collect_sources(&["/nonexistent/x.log".to_string()]).unwrap_err();
-        assert_eq!(err.to_string(), "/nonexistent/x.log: no such file or directory");
     }
 }

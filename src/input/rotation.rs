@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Origin, Part, Source};
+use super::{Found, Origin, Part, Source};
 
 /// Where a file stands in its rotation: older files sort first.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -19,7 +19,7 @@ enum Age {
     Current,
 }
 
-/// Groups the files of a walked directory into sources, rotated files of
+/// Groups the files of a walked directory into sources (found by the walk), rotated files of
 /// one log together. Sources come out in path order of their logs.
 pub fn group(files: Vec<PathBuf>) -> Vec<Source> {
     let mut logs: BTreeMap<PathBuf, Vec<(Age, PathBuf)>> = BTreeMap::new();
@@ -35,7 +35,7 @@ pub fn group(files: Vec<PathBuf>) -> Vec<Source> {
                 .map(|(_, path)| Part { name: path.display().to_string(), origin: Origin::File(path) })
                 .collect();
             let name = if parts.len() == 1 { parts[0].name.clone() } else { base.display().to_string() };
-            Source { name, parts }
+            Source { name, parts, found: Found::Walked }
         })
         .collect()
 }
