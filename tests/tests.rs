@@ -8,17 +8,27 @@ mod util;
 mod cli;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
+/// `logdiag completions SHELL` and `logdiag man`.
+mod generated;
 /// Hostile input and broken rules with the real binary.
 mod hostile;
+/// What is read: directory walks, links, empty input, files that are not logs.
+mod inputs;
 /// The seed incident as the real journalctl prints it, in every mode.
 mod journal;
+/// `logdiag test DIR --junit FILE`: JUnit XML for CI.
+mod junit;
+/// The text report fits the terminal: width, colour, whole lines in a pipe.
+mod layout;
+/// `--format markdown`: a report to paste into an issue.
+mod markdown;
 /// Peak memory on inputs that used to make it grow.
 mod memory;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
-/// The founding incidents (fixtures/seed-*): what DESIGN.md promises.
+/// The founding incidents (fixtures/seed-*): what a user at 3 a.m. must be told.
 mod seeds;
 /// Inputs that mix JSON records and text, damaged records, Docker logs.
 mod shapes;
@@ -30,6 +40,8 @@ mod status;
 mod survived;
 /// What reaches the terminal: escaped names and text, usage errors.
 mod terminal;
+/// A mistyped subcommand: a suggestion, unless such a file exists.
+mod typos;
 /// Journals of many units: each unit judged on its own, `--unit`.
 mod units;
 /// Run vitals: collapses, load, hangs, idle servers, the flags.

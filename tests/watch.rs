@@ -12,8 +12,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use logdiag::diagnose::feed_source;
 use logdiag::engine::{Engine, JudgeOptions};
-use logdiag::pipeline::feed_source;
 use logdiag::rules::RuleSet;
 use serde_json::Value;
 

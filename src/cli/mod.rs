@@ -8,7 +8,10 @@
 mod corpus_cmd;
 mod diagnose;
 mod events_cmd;
+mod generate;
+mod junit;
 mod rules_cmd;
+mod suggest;
 mod watch;
 
 use std::ffi::OsString;
@@ -55,8 +58,8 @@ struct DiagnoseArgs {
     #[arg(value_name = "PATH")]
     paths: Vec<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
     /// Judge only the latest run of each source (of each unit, in a
     /// journal of several).
     #[arg(long)]
@@ -68,6 +71,14 @@ struct DiagnoseArgs {
     /// Also show every symptom, the benign lines and why, and every unit.
     #[arg(short, long)]
     verbose: bool,
+    /// Follow symbolic links when walking a directory (a link named on
+    /// the command line is always read).
+    #[arg(short = 'L', long)]
+    follow: bool,
+    /// When to colour the text report: auto (on a terminal, unless
+    /// NO_COLOR is set), always (even in a pipe), never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
     /// A run is degraded when its generation speed per running request is
     /// below this share of an earlier run's at comparable load.
     #[arg(long, value_name = "SHARE", default_value_t = crate::engine::DEGRADED_BELOW, value_parser = share)]
@@ -79,6 +90,17 @@ struct DiagnoseArgs {
     hang_after: Option<String>,
     #[command(flatten)]
     rules: RuleArgs,
+}
+
+impl DiagnoseArgs {
+    /// Whether walks follow symbolic links (`-L`).
+    fn symlinks(&self) -> crate::input::Symlinks {
+        if self.follow {
+            crate::input::Symlinks::Follow
+        } else {
+            crate::input::Symlinks::Skip
+        }
+    }
 }
 
 /// A share between 0 and 1.
@@ -119,6 +141,38 @@ enum OutputFormat {
     Json,
 }
 
+/// `--color WHEN`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum ColorWhen {
+    /// On a terminal, unless NO_COLOR is set to something.
+    Auto,
+    /// Even in a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl From<ColorWhen> for crate::report::ColorChoice {
+    fn from(when: ColorWhen) -> Self {
+        match when {
+            ColorWhen::Auto => Self::Auto,
+            ColorWhen::Always => Self::Always,
+            ColorWhen::Never => Self::Never,
+        }
+    }
+}
+
+/// The formats of a diagnosis report (`watch` has its own: no markdown).
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+enum ReportFormat {
+    /// For people.
+    Text,
+    /// For scripts (schema 3).
+    Json,
+    /// To paste into a GitHub issue.
+    Markdown,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// List, check or explain rules.
@@ -135,6 +189,9 @@ enum Command {
         /// Write expected.json for every case whose labels pass.
         #[arg(long)]
         bless: bool,
+        /// Also write the results as a JUnit XML file, for CI systems.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
         #[command(flatten)]
         rules: RuleArgs,
     },
@@ -150,6 +207,21 @@ enum Command {
     Events {
         /// A file, or - for stdin.
         path: String,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Print a shell completion script (e.g. `logdiag completions bash >
+    /// /etc/bash_completion.d/logdiag`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `logdiag man > logdiag.1`, or a
+    /// subcommand's (`logdiag man watch > logdiag-watch.1`).
+    Man {
+        /// The subcommand whose page to print.
+        command: Option<String>,
     },
 }
 
@@ -201,6 +273,8 @@ enum UntilArg {
 enum RulesAction {
     /// List every rule: id, role, category.
     List,
+    /// List the categories a rule may name, and what each means.
+    Categories,
     /// Check rule files: schema, regexes, samples and counter-samples.
     Check {
         /// A directory of rule files (default: the built-in rules and --rules).
@@ -234,11 +308,19 @@ where
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        None => diagnose::run(&cli.diagnose, &mut out),
+        None => match suggest::misspelt_command(&cli.diagnose.paths) {
+            Some(message) => Err(Failure::Message(message)),
+            None => diagnose::run(&cli.diagnose, &mut out),
+        },
         Some(Command::Rules { action, rules }) => rules_cmd::run(&action, &rules, &mut out),
-        Some(Command::Test { dir, bless, rules }) => corpus_cmd::run(&dir, bless, &rules, &mut out),
-        Some(Command::Events { path }) => events_cmd::run(&path, &mut out),
+        Some(Command::Test { dir, bless, junit, rules }) => {
+            let mode = if bless { crate::corpus::Mode::Bless } else { crate::corpus::Mode::Check };
+            corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, &mut out)
+        }
+        Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, &mut out),
         Some(Command::Watch(args)) => watch::run(&args, &mut out),
+        Some(Command::Completions { shell }) => generate::completions(shell, &mut out),
+        Some(Command::Man { command }) => generate::man(command.as_deref(), &mut out),
     };
     let flushed = out.flush();
     match result {
