@@ -71,14 +71,6 @@ fn is_control(c: char) -> bool {
         )
 }
 
-/// Shortens `text` to at most `max` characters, marking the cut with `…`.
-pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => Cow::Borrowed(text),
-        Some((at, _)) => Cow::Owned(format!("{}…", &text[..at])),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,11 +109,5 @@ mod tests {
         // Letters, marks and symbols of every script stay as they are.
         assert_eq!(for_terminal("é ü 日本 ✓ 🙂 ا"), "é ü 日本 ✓ 🙂 ا");
         assert_eq!(for_terminal_lines("a\u{200b}\nb\x1b"), "a\\u{200b}\nb\\x1b");
-    }
-
-    #[test]
-    fn clip_counts_characters() {
-        assert_eq!(clip("██████", 3), "███…");
-        assert_eq!(clip("abc", 3), "abc");
     }
 }
