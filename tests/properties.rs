@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use logdiag::diagnose::feed_source;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
 use logdiag::events::Event;
-use logdiag::input::follow::{Chunks, Growing};
+use logdiag::input::follow::{Chunks, Growing, Records};
 use logdiag::pipeline::{EventSink, Session};
 use logdiag::report::{write_json, write_text, Color, EvidenceLines, Terminal, TextOptions};
 use logdiag::rules::RuleSet;
@@ -174,7 +174,8 @@ fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis
     let mut engine = Engine::new(rules());
     engine.begin_source("input.log");
     let mut judge = Judge { engine, lines: lines.clone(), seen: Vec::new() };
-    let mut part = Growing::new(Pauses { bytes: bytes.to_vec(), at: 0, pauses, idle_due: false });
+    let mut part =
+        Growing::new(Pauses { bytes: bytes.to_vec(), at: 0, pauses, idle_due: false }, |_| Records::Lines);
     let mut session = Session::following(&mut judge);
     let _ = session.read(BufReader::with_capacity(7, &mut part), &mut |line, _| lines.set(line));
     session.finish().unwrap();

@@ -4,7 +4,7 @@
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::subject::Subject;
 use crate::events::EventLine;
-use crate::rules::{MarkerKind, Role};
+use crate::rules::{MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
 use crate::vitals::Recorder;
@@ -133,7 +133,7 @@ pub struct RunState {
     /// Process ids of the programs that wrote this run's lines.
     pub pids: Vec<u32>,
     /// Highest start stage seen, if any start marker was.
-    pub max_stage: Option<u8>,
+    pub max_stage: Option<Stage>,
     /// An exit marker or a terminal finding was seen.
     pub ended: bool,
     /// The run holds findings or markers (not only noise).
@@ -217,7 +217,7 @@ impl RunState {
     /// run already started at that stage or later (a relaunch), when it has
     /// ended, or when it holds findings from before any start (the tail of
     /// an earlier launch).
-    pub fn is_split_by_start(&self, stage: u8) -> bool {
+    pub fn is_split_by_start(&self, stage: Stage) -> bool {
         match self.max_stage {
             Some(seen) => seen >= stage || self.ended,
             None => self.ended || self.substantive,
@@ -257,7 +257,7 @@ impl RunState {
     /// completed) the server is at most `listening`, however many requests
     /// it answers; a marker of the `serving` phase before that proof means
     /// `listening`, and after it `serving`.
-    pub fn add_marker(&mut self, kind: MarkerKind, line: &EventLine, stage: u8, phase: Option<&str>) {
+    pub fn add_marker(&mut self, kind: MarkerKind, line: &EventLine, stage: Stage, phase: Option<&str>) {
         self.substantive = true;
         let number = line.number;
         let mut phase = phase;

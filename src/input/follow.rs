@@ -8,8 +8,9 @@
 //! reading code reads it unchanged; it ends (`Ok(0)`) when its file was
 //! replaced or truncated, or when the stream closed.
 //!
-//! Bytes are handed out whole lines at a time (whole entries for the
-//! journal export format), and once the input has been read to its end, a
+//! Bytes are handed out whole records at a time: lines, or paragraphs
+//! ending with an empty line when the caller's sniffer says the part is
+//! laid out so (the journal export format). Once the input has been read to its end, a
 //! read fails once with [`io::ErrorKind::WouldBlock`]: the reader is
 //! caught up and, since it sits on a line boundary, nothing it holds is
 //! half a line. The pipeline takes that as the moment to show what it has
@@ -22,8 +23,21 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::Duration;
 
-use super::export::looks_like_export;
 use super::lines::MAX_LINE_BYTES;
+
+/// What a part's bytes are handed out in whole units of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Records {
+    /// Lines.
+    Lines,
+    /// Paragraphs that end with an empty line: the input is idle only
+    /// between them.
+    Paragraphs,
+}
+
+/// Tells from a part's first bytes (at least its first line) what its
+/// records are.
+pub type RecordSniffer = fn(&[u8]) -> Records;
 
 /// How often a quiet file is looked at again.
 pub const POLL: Duration = Duration::from_millis(100);
@@ -64,9 +78,9 @@ pub struct Growing<C> {
     /// A whole line has been handed out: the head the reader sniffs the
     /// part's shape from is not empty.
     started: bool,
-    /// The part is in the journal export format: it is idle only between
-    /// entries.
-    export: Option<bool>,
+    /// What the part's records are, once its first line told the sniffer.
+    records: Option<Records>,
+    sniff: RecordSniffer,
     /// The reader was told the input is idle, and nothing came since.
     told_idle: bool,
     ended: bool,
@@ -74,8 +88,8 @@ pub struct Growing<C> {
 }
 
 impl<C: Chunks> Growing<C> {
-    /// A part reading from `chunks`.
-    pub fn new(chunks: C) -> Self {
+    /// A part reading from `chunks`, its records told by `sniff`.
+    pub fn new(chunks: C, sniff: RecordSniffer) -> Self {
         Growing {
             chunks,
             ready: Vec::new(),
@@ -83,7 +97,8 @@ impl<C: Chunks> Growing<C> {
             tail: Vec::new(),
             mid_line: false,
             started: false,
-            export: None,
+            records: None,
+            sniff,
             told_idle: false,
             ended: false,
             chunk: vec![0; CHUNK].into_boxed_slice(),
@@ -106,16 +121,15 @@ impl<C: Chunks> Growing<C> {
     /// Moves what is whole in `tail` to `ready`; the bytes from `new` on
     /// were just read (only they are searched).
     fn settle(&mut self, new: usize) {
-        if self.export.is_none() {
+        if self.records.is_none() {
             // Decided on the part's first line (nothing has left `tail` yet).
             if !self.tail.contains(&b'\n') && self.tail.len() <= MAX_LINE_BYTES {
                 return;
             }
-            self.export = Some(looks_like_export(&self.tail));
+            self.records = Some((self.sniff)(&self.tail));
         }
-        let whole = match self.export {
-            // An export entry ends with an empty line.
-            Some(true) => {
+        let whole = match self.records {
+            Some(Records::Paragraphs) => {
                 let from = new.saturating_sub(1);
                 memchr::memmem::rfind(&self.tail[from..], b"\n\n").map(|i| from + i + 2)
             }
@@ -160,7 +174,7 @@ impl<C: Chunks> Read for Growing<C> {
                 }
                 Some(n) => {
                     self.told_idle = false;
-                    let new = if self.export.is_none() { 0 } else { self.tail.len() };
+                    let new = if self.records.is_none() { 0 } else { self.tail.len() };
                     self.tail.extend_from_slice(&self.chunk[..n]);
                     self.settle(new);
                 }
@@ -174,12 +188,14 @@ pub struct FollowedFile {
     path: PathBuf,
     /// The file read last, and how far.
     current: Option<FileChunks>,
+    sniff: RecordSniffer,
 }
 
 impl FollowedFile {
-    /// Follows `path` (which need not exist yet).
-    pub fn new(path: &Path) -> Self {
-        FollowedFile { path: path.to_path_buf(), current: None }
+    /// Follows `path` (which need not exist yet); each part's records are
+    /// told by `sniff`.
+    pub fn new(path: &Path, sniff: RecordSniffer) -> Self {
+        FollowedFile { path: path.to_path_buf(), current: None, sniff }
     }
 
     /// The next part: the file when it first appears (`waiting` is called
@@ -192,7 +208,7 @@ impl FollowedFile {
                 chunks.file.seek(SeekFrom::Start(0))?;
                 chunks.position = 0;
                 chunks.change = None;
-                return Ok(Growing::new(chunks));
+                return Ok(Growing::new(chunks, self.sniff));
             }
         }
         let mut told = false;
@@ -207,7 +223,7 @@ impl FollowedFile {
                         position: 0,
                         change: None,
                     };
-                    return Ok(Growing::new(chunks));
+                    return Ok(Growing::new(chunks, self.sniff));
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     if !told {
@@ -401,9 +417,18 @@ mod tests {
         }
     }
 
+    /// Records that are paragraphs when the first line says `PARAGRAPHS`.
+    fn sniff(head: &[u8]) -> Records {
+        if head.starts_with(b"PARAGRAPHS") {
+            Records::Paragraphs
+        } else {
+            Records::Lines
+        }
+    }
+
     /// Reads a part to its end: what each read gave, `|` for an idle signal.
     fn read_part(script: &[Option<&'static [u8]>]) -> String {
-        let mut part = Growing::new(Script(script.iter().copied().collect()));
+        let mut part = Growing::new(Script(script.iter().copied().collect()), sniff);
         let mut seen = String::new();
         let mut buf = [0u8; 1024];
         loop {
@@ -426,17 +451,19 @@ mod tests {
     }
 
     #[test]
-    fn export_entries_are_whole_before_idle() {
-        let script =
-            [Some(&b"__CURSOR=s=1\nMESSAGE=a\n\n__CURSOR=s=2\n"[..]), None, Some(b"MESSAGE=b\n\n"), None];
-        assert_eq!(read_part(&script), "__CURSOR=s=1\nMESSAGE=a\n\n|__CURSOR=s=2\nMESSAGE=b\n\n|");
+    fn paragraphs_are_whole_before_idle() {
+        let script = [Some(&b"PARAGRAPHS=1\nMESSAGE=a\n\nX=2\n"[..]), None, Some(b"MESSAGE=b\n\n"), None];
+        assert_eq!(read_part(&script), "PARAGRAPHS=1\nMESSAGE=a\n\n|X=2\nMESSAGE=b\n\n|");
+        let lines = [Some(&b"a\n\nb\n"[..]), None, Some(b"c\n"), None];
+        assert_eq!(read_part(&lines), "a\n\nb\n|c\n|");
     }
 
     #[test]
     fn an_over_long_line_is_handed_out_before_its_end() {
         static LONG: std::sync::LazyLock<Vec<u8>> =
             std::sync::LazyLock::new(|| vec![b'x'; MAX_LINE_BYTES + 1]);
-        let mut part = Growing::new(Script(VecDeque::from([Some(&LONG[..]), None, Some(&b"y\n"[..])])));
+        let mut part =
+            Growing::new(Script(VecDeque::from([Some(&LONG[..]), None, Some(&b"y\n"[..])])), sniff);
         let mut all = Vec::new();
         part.read_to_end(&mut all).unwrap();
         assert_eq!(all.len(), MAX_LINE_BYTES + 3, "no idle signal inside the line");
@@ -448,7 +475,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("server.log");
-        let mut followed = FollowedFile::new(&path);
+        let mut followed = FollowedFile::new(&path, sniff);
         let mut waited = 0;
         let writer = {
             let path = path.clone();

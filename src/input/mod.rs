@@ -9,7 +9,6 @@
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
 pub mod content;
-pub mod export;
 pub mod follow;
 mod head;
 pub mod lines;

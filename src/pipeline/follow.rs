@@ -16,10 +16,11 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{cut_lines_notice, reversed, structured, EventSink, ReadSummary, Session, SNIFF_BYTES};
+use super::{cut_lines_notice, reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
 use crate::events::Event;
+use crate::framing::journal::layout;
 use crate::framing::FormatSet;
-use crate::input::follow::{Change, FollowedFile, Growing, StreamChunks};
+use crate::input::follow::{Change, FollowedFile, Growing, Records, StreamChunks};
 use crate::input::Reversal;
 use crate::input::{sniff_compression, with_head_until, Compression};
 
@@ -167,7 +168,7 @@ impl Reader {
             // it whole, as batch mode does.
             return self.follow_stream(Box::new(file), &name);
         }
-        let mut followed = FollowedFile::new(&path);
+        let mut followed = FollowedFile::new(&path, records_of);
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
         let mut after = None;
@@ -189,7 +190,7 @@ impl Reader {
     }
 
     fn follow_stream(&mut self, stream: Box<dyn Read + Send>, name: &str) -> io::Result<()> {
-        let mut part = Growing::new(StreamChunks::spawn(stream));
+        let mut part = Growing::new(StreamChunks::spawn(stream), records_of);
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
         let summary = self.read_part(&mut session, &mut part, name, None, Held::UntilEnd)?;
@@ -257,15 +258,14 @@ impl Reader {
         // stamp) is read on until its order can be told: newest first, it
         // must be held whole before anything is judged.
         let wants_more = |head: &[u8]| {
-            matches!(held, Held::UntilEnd)
-                && reversed::too_few_stamps(head, structured::sniff(head).is_some())
+            matches!(held, Held::UntilEnd) && reversed::too_few_stamps(head, layout::sniff(head).is_some())
         };
         let (head, mut reader) =
             with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, wants_more);
         if !reversed::looks_reversed(&head) {
             return session.read(reader, &mut count);
         }
-        let shape = structured::sniff(&head);
+        let shape = layout::sniff(&head);
         let reordered = match held {
             Held::UntilIdle => reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?,
             Held::UntilEnd => reversed::reorder(BufReader::new(UntilEnd(&mut reader)), shape)?,
@@ -290,6 +290,15 @@ impl Reader {
             reversed: None,
         })?;
         session.read(reader, &mut count)
+    }
+}
+
+/// A journal in the export format is idle only between entries, which
+/// end with an empty line; everything else between lines.
+fn records_of(head: &[u8]) -> Records {
+    match layout::sniff(head) {
+        Some(layout::Shape::Export) => Records::Paragraphs,
+        _ => Records::Lines,
     }
 }
 

@@ -25,6 +25,7 @@ use std::io::{self, BufRead};
 
 use crate::events::traceback::{classify, Place};
 use crate::events::{Event, Grouper};
+use crate::framing::journal::layout;
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
 use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
@@ -180,7 +181,7 @@ impl<'f> Session<'f> {
             last = last.max(number);
             on_line(number, formats);
         };
-        let summary = match structured::sniff(&head) {
+        let summary = match layout::sniff(&head) {
             Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
             None => read_text(reader, first, &mut counting, &mut self.feeder)?,
         };
@@ -602,7 +603,7 @@ pub fn read_parts<R: BufRead + Send>(
         let (head, reader) = with_head(reader, SNIFF_BYTES);
         let formats = &mut read.formats;
         let result = if reversed::looks_reversed(&head) {
-            match reversed::reorder(reader, structured::sniff(&head)) {
+            match reversed::reorder(reader, layout::sniff(&head)) {
                 Ok(reordered) => {
                     read.parts.push((part.clone(), first, Some(reordered.reversal)));
                     read.notices.push(reversed::reordered_notice(&which));

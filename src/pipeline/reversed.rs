@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Read};
 pub use stamps::{looks_reversed, too_few_stamps};
 use store::{Backward, Store};
 
-use super::structured::Shape;
+use crate::framing::journal::layout::{is_verbose_header, Shape};
 use crate::input::Reversal;
 
 /// Most of a newest-first input held in memory to reorder it; beyond
@@ -150,7 +150,7 @@ impl EntryStarts {
         let line = self.prefix.strip_suffix(b"\r").unwrap_or(&self.prefix);
         let starts_entry = match shape {
             Shape::JsonPretty => line == b"{",
-            Shape::Verbose => super::structured::is_verbose_header(&String::from_utf8_lossy(line)),
+            Shape::Verbose => is_verbose_header(&String::from_utf8_lossy(line)),
             Shape::Export => self.previous_empty && !line.is_empty(),
         } || self.lines == 0;
         if let (true, Some(starts)) = (starts_entry, self.starts.as_mut()) {

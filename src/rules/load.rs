@@ -14,7 +14,7 @@ use toml::Spanned;
 use super::lazy::{LazyRegex, DFA_SIZE_LIMIT, REGEX_SIZE_LIMIT};
 use super::schema::RuleFile;
 use super::Category;
-use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet};
+use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet, Stage};
 use crate::framing::{Format, Level};
 
 mod builtin {
@@ -315,6 +315,18 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         }
         (None, _) => None,
     };
+    let stage = match file.stage.as_ref().map(|n| (n, Stage::from_number(*n.get_ref()))) {
+        None => Stage::Launch,
+        Some((_, Some(stage))) => stage,
+        Some((n, None)) => {
+            at.error(
+                n.span(),
+                &format!("unknown stage {}", n.get_ref()),
+                "use 0 (unit starting), 1 (unit started) or 2 (program launch)",
+            );
+            Stage::Launch
+        }
+    };
     if !file.confirms.is_empty() && role != Role::Confirm {
         at.error(
             file.confirms[0].span(),
@@ -370,7 +382,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         explains: Vec::new(),
         confirms: Vec::new(),
         marker,
-        stage: file.stage.unwrap_or(2),
+        stage,
         phase: file.phase.clone(),
         matcher: Matcher {
             message: message?,

@@ -62,6 +62,26 @@ crate::named_enum! {
     }
 }
 
+/// How far a launch has got when a start marker is seen, in order: a
+/// start marker at a stage this run has already reached begins a new run
+/// (a relaunch). Rule files give it as its number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// 0: systemd is starting the unit.
+    UnitStarting,
+    /// 1: systemd started the unit.
+    UnitStarted,
+    /// 2: the program itself launches (its banner, its arguments).
+    Launch,
+}
+
+impl Stage {
+    /// The stage numbered `number` in rule files.
+    pub fn from_number(number: u8) -> Option<Stage> {
+        [Stage::UnitStarting, Stage::UnitStarted, Stage::Launch].get(usize::from(number)).copied()
+    }
+}
+
 /// The compiled match conditions of a rule.
 #[derive(Debug, Clone)]
 pub struct Matcher {
@@ -112,9 +132,8 @@ pub struct Rule {
     pub confirms: Vec<usize>,
     /// For marker rules: the kind.
     pub marker: Option<MarkerKind>,
-    /// For start markers: the launch stage (0 unit starting, 1 unit
-    /// started, 2 program launch).
-    pub stage: u8,
+    /// For start markers: the launch stage.
+    pub stage: Stage,
     /// For progress markers: the start-up phase.
     pub phase: Option<String>,
     /// Match conditions.

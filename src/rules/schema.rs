@@ -44,7 +44,7 @@ pub struct RuleFile {
     /// For `marker` rules: `start`, `ready`, `progress`, `stop` or `exit`.
     pub marker: Option<Spanned<String>>,
     /// For start markers: 0 unit starting, 1 unit started, 2 program launch.
-    pub stage: Option<u8>,
+    pub stage: Option<Spanned<u8>>,
     /// For progress markers: the start-up phase (`loading-weights`…).
     pub phase: Option<String>,
     /// The match conditions.

@@ -84,6 +84,21 @@ fn duplicate_ids_and_unknown_references() {
 }
 
 #[test]
+fn start_markers_take_one_of_three_stages() {
+    let marker = |stage: &str| {
+        format!(
+            "id = \"m.start\"\nrole = \"marker\"\nmarker = \"start\"\ncategory = \"unknown\"\ntitle = \"t\"\n{stage}\n\n[match]\nmessage = 'Starting server'\n\n[test]\nsamples = [\"Starting server\"]\n"
+        )
+    };
+    let set = load_texts(&[("m.toml", &marker("stage = 1"))]).unwrap();
+    assert_eq!(set.rules()[0].stage, super::Stage::UnitStarted);
+    let set = load_texts(&[("m.toml", &marker(""))]).unwrap();
+    assert_eq!(set.rules()[0].stage, super::Stage::Launch, "a program launch unless told");
+    let errors = load_texts(&[("m.toml", &marker("stage = 3"))]).unwrap_err();
+    assert_eq!((errors[0].line, errors[0].message.as_str()), (6, "unknown stage 3"));
+}
+
+#[test]
 fn builtin_rules_load_and_pass_their_samples() {
     let options = LoadOptions { builtin: true, check_builtin_samples: true, ..LoadOptions::default() };
     if let Err(errors) = super::load::load(&options) {

@@ -56,7 +56,7 @@ fn time_key(line: &str) -> Option<String> {
     if let Some(time) = loki_time(line) {
         return Some(rfc3339_key(time));
     }
-    if super::super::structured::is_verbose_header(line) {
+    if crate::framing::journal::layout::is_verbose_header(line) {
         // `Sun 2025-05-25 20:17:52.000000 UTC [s=…]`, without the weekday.
         let stamp = line.split_once(" [s=")?.0;
         return Some(format!("{:>40}", stamp.get(4..)?));

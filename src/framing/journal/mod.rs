@@ -1,11 +1,16 @@
-//! Structured journal input: `journalctl -o json` (and `json-pretty`,
-//! `json-seq`, `json-sse`) entries turned into a message and the fields that
-//! frame it (journalctl's `-o export`/`-o json` modes and their fields).
+//! Structured journal input, all of it: `journalctl -o json` (and
+//! `json-seq`, `json-sse`, read a line at a time by [`super::json_line`]),
+//! `-o json-pretty`, `-o verbose` and `-o export` ([`layout`], [`export`]),
+//! turned into entries: a message and the fields that frame it. The
+//! pipeline only drives these readers and hands their entries on.
 //!
 //! Every value is a string in journald's JSON, except that a value holding
 //! control characters or invalid UTF-8 is an array of byte numbers, a
 //! repeated field is an array of values, and a value of 4 KiB or more is
 //! `null`. The evidence a report shows for such input is the MESSAGE.
+
+pub mod export;
+pub mod layout;
 
 use serde_json::Value;
 

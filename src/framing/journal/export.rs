@@ -6,19 +6,9 @@
 
 use std::io::{self, BufRead};
 
-use super::LineReader;
-use crate::framing::journal::JournalEntry;
-
-/// One entry with where it sits in the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportEntry {
-    /// The line of its MESSAGE field (or its first line), 1-based.
-    pub line: u64,
-    /// Byte offset of that line.
-    pub offset: u64,
-    /// The entry.
-    pub entry: JournalEntry,
-}
+use super::layout::PlacedEntry;
+use super::JournalEntry;
+use crate::input::LineReader;
 
 /// Reads export-format entries.
 pub struct ExportReader<R> {
@@ -36,7 +26,7 @@ impl<R: BufRead> ExportReader<R> {
         ExportReader { lines: LineReader::new(inner) }
     }
 
-    /// Numbers lines from `first` on (see [`super::LineReader::starting_at`]).
+    /// Numbers lines from `first` on (see [`LineReader::starting_at`]).
     pub fn starting_at(self, first: u64) -> Self {
         ExportReader { lines: self.lines.starting_at(first) }
     }
@@ -47,7 +37,7 @@ impl<R: BufRead> ExportReader<R> {
     }
 
     /// The next entry, or `None` at the end of input.
-    pub fn next_entry(&mut self) -> io::Result<Option<ExportEntry>> {
+    pub fn next_entry(&mut self) -> io::Result<Option<PlacedEntry>> {
         let mut fields: Vec<(String, Vec<u8>)> = Vec::new();
         let mut first = None;
         let mut message_at = None;
@@ -76,7 +66,7 @@ impl<R: BufRead> ExportReader<R> {
         let Some(first) = first else { return Ok(None) };
         let (line, offset) = message_at.unwrap_or(first);
         let entry = JournalEntry::from_pairs(fields.iter().map(|(n, v)| (n.as_str(), v.as_slice())));
-        Ok(Some(ExportEntry { line, offset, entry }))
+        Ok(Some(PlacedEntry { line, offset, entry }))
     }
 
     /// A binary value: 8-byte little-endian length, the bytes, a newline.
