@@ -2,8 +2,10 @@
 # Throughput and memory against the yardstick in ../shared/bench: logdiag
 # diagnosing the generated server log (plain and journal-wrapped) versus
 # ripgrep searching it for grep-patterns.txt, timed side by side by
-# hyperfine in one run (in alternating rounds); peak memory at three input
-# sizes; a directory of files with all cores versus one.
+# hyperfine in one run (in alternating rounds), wall and CPU time (user +
+# sys): the generated log plain, journal-wrapped and on one core; text
+# that never repeats a template; a directory of 8 logs on every core. Then
+# peak memory from 64 MiB to BIG_MEGABYTES.
 #
 #   benches/throughput.sh [MEGABYTES] [BIG_MEGABYTES]     (default 256 1024)
 #
@@ -16,7 +18,6 @@ BIG=${2:-1024}
 BENCH=../shared/bench
 DIR=${BENCH_DIR:-/tmp/logdiag-bench}
 BIN=target/release/logdiag
-RUNS=${RUNS:-7}
 ROUNDS=${ROUNDS:-7}
 mkdir -p "$DIR"
 cargo build --release -q
@@ -45,40 +46,48 @@ check() { # file: the crash at the end must be found
 # Medians, in jq: the middle of a sorted list.
 MEDIAN='def median: sort | .[length / 2 | floor];'
 
-compare() { # label file
+compare() { # label ripgrep-command logdiag-command
     # Shared machines have slow and fast phases lasting seconds, so the two
-    # commands take turns: ROUNDS rounds of a few runs each, and the ratio
-    # is the median of the rounds' ratios.
-    local rounds="$DIR/rounds-$1.jsonl" json="$DIR/hyperfine-$1.json"
+    # commands take turns: ROUNDS rounds of a few runs each, and each ratio
+    # is the median of the rounds' ratios, with the rounds' spread.
+    local rounds="$DIR/rounds.jsonl" json="$DIR/hyperfine.json"
     : > "$rounds"
     for _ in $(seq "$ROUNDS"); do
-        hyperfine -N -w 1 -r 3 -i --export-json "$json" \
-            -n ripgrep "rg --no-mmap -c -f $BENCH/grep-patterns.txt $2" \
-            -n logdiag "$BIN --format json $2" > /dev/null 2>&1
+        hyperfine -N -w 1 -r 3 -i --export-json "$json" -n ripgrep "$2" -n logdiag "$3" > /dev/null 2>&1
         jq -c '.results | map({(.command): {times, cpu: (.user + .system)}}) | add' "$json" >> "$rounds"
     done
     jq -rs --arg name "$1" "$MEDIAN"'
+        def r2: . * 100 | floor / 100;
         (map(.ripgrep.times[]) | median) as $rg | (map(.logdiag.times[]) | median) as $ld
-        | (map((.logdiag.times | median) / (.ripgrep.times | median)) | median) as $ratio
-        | (map(.logdiag.cpu / .ripgrep.cpu) | median) as $cpu
-        | (map((.logdiag.times | median) / (.ripgrep.times | median)) | [min, max]) as $spread
-        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, in \(length) alternating rounds): logdiag/ripgrep = \($ratio * 100 | floor / 100) wall (rounds \($spread[0] * 100 | floor / 100)-\($spread[1] * 100 | floor / 100)), \($cpu * 100 | floor / 100) CPU (user+sys)"' "$rounds"
+        | map((.logdiag.times | median) / (.ripgrep.times | median)) as $walls
+        | map(.logdiag.cpu / .ripgrep.cpu) as $cpus
+        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, \(length) alternating rounds); logdiag/ripgrep wall \($walls | median | r2)x (rounds \($walls | min | r2)-\($walls | max | r2)), CPU user+sys \($cpus | median | r2)x (rounds \($cpus | min | r2)-\($cpus | max | r2))"' "$rounds"
 }
 
-echo "time, ${SIZE} MiB:"
+RG="rg --no-mmap -c -f $BENCH/grep-patterns.txt"
+echo "time:"
 check "$plain"
 check "$journal"
-compare "plain ${SIZE} MiB" "$plain"
-compare "journal ${SIZE} MiB" "$journal"
-echo
+compare "plain ${SIZE} MiB" "$RG $plain" "$BIN --format json $plain"
+compare "journal ${SIZE} MiB" "$RG $journal" "$BIN --format json $journal"
+compare "plain ${SIZE} MiB, one core" "taskset -c 0 $RG $plain" "taskset -c 0 $BIN --format json $plain"
 
-peak() { # file: maximum resident set size in MiB
-    /usr/bin/time -f %M "$BIN" --format json "$1" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1024}'
-}
-echo "peak memory: 64 MiB input $(peak "$small") MiB; ${SIZE} MiB input $(peak "$plain") MiB; ${BIG} MiB input $(peak "$big") MiB"
-echo
+# Text that never repeats a line template: random words, seeded.
+words="$DIR/words-64.log"
+[ -s "$words" ] || python3 - "$words" <<'PY'
+import random, sys
+rng = random.Random(7)
+vocab = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 11))) for _ in range(50000)]
+with open(sys.argv[1], "w") as out:
+    size = 0
+    while size < 64 << 20:
+        line = " ".join(rng.choice(vocab) for _ in range(rng.randint(4, 24))) + "\n"
+        out.write(line)
+        size += len(line)
+PY
+compare "random words 64 MiB" "$RG $words" "$BIN --format json $words"
 
-# A directory of 8 files: every core, and the same work on one core.
+# A directory of 8 files: every core for both.
 files="$DIR/dir-8x32"
 if [ ! -d "$files" ]; then
     mkdir -p "$files"
@@ -86,9 +95,10 @@ if [ ! -d "$files" ]; then
         python3 "$BENCH/gen_server_log.py" 32 --seed "$i" > "$files/node$i.log"
     done
 fi
-json="$DIR/hyperfine-dir.json"
-hyperfine -N -w 1 -r "$RUNS" -i --export-json "$json" \
-    -n one-core "taskset -c 0 $BIN --format json $files" \
-    -n all-cores "$BIN --format json $files" > /dev/null 2>&1
-jq -r '(.results | map({(.command): .median}) | add) as $m
-    | "directory of 8 x 32 MiB: one core \($m["one-core"] * 1000 | floor) ms, all cores \($m["all-cores"] * 1000 | floor) ms: speed-up \($m["one-core"] / $m["all-cores"] * 100 | floor / 100)"' "$json"
+compare "directory of 8 x 32 MiB, $(nproc) cores" "$RG $files" "$BIN --format json $files"
+echo
+
+peak() { # file: maximum resident set size in MiB
+    /usr/bin/time -f %M "$BIN" --format json "$1" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1024}'
+}
+echo "peak memory: 64 MiB input $(peak "$small") MiB; ${SIZE} MiB input $(peak "$plain") MiB; ${SIZE} MiB journal $(peak "$journal") MiB; ${BIG} MiB input $(peak "$big") MiB"

@@ -8,7 +8,8 @@ use std::io::{self, BufRead};
 
 use crate::engine::Engine;
 use crate::events::Event;
-use crate::pipeline::{read_parts, Borrowing};
+use crate::framing::Record;
+use crate::pipeline::{read_parts, EventSink};
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
@@ -26,13 +27,27 @@ pub fn feed_parts<R: BufRead + Send>(
     name: &str,
     parts: Vec<(String, R)>,
 ) -> io::Result<()> {
+    feed_parts_by(engine, name, parts, Records::WithoutEvents)
+}
+
+/// How the engine judges a line that is an event by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Records {
+    /// From its record, without making the event ([`Engine::feed_record`]).
+    WithoutEvents,
+    /// As an event, like any other (to test that both agree).
+    #[cfg(test)]
+    AsEvents,
+}
+
+fn feed_parts_by<R: BufRead + Send>(
+    engine: &mut Engine<'_>,
+    name: &str,
+    parts: Vec<(String, R)>,
+    records: Records,
+) -> io::Result<()> {
     engine.begin_source(name);
-    let judged = &mut *engine;
-    let mut judge = Borrowing::new(|event: &Event| {
-        judged.feed(event);
-        Ok(())
-    });
-    let read = read_parts(name, parts, &mut judge)?;
+    let read = read_parts(name, parts, &mut Judging { engine, used: Vec::new(), records })?;
     for (part, first, reversed) in read.parts {
         engine.begin_part(&part, first, reversed);
     }
@@ -46,4 +61,72 @@ pub fn feed_parts<R: BufRead + Send>(
         engine.note_input_problem(notice);
     }
     Ok(())
+}
+
+/// The engine as the pipeline's sink: each event is judged as it comes,
+/// a line that is an event by itself without one being made.
+struct Judging<'e, 'r> {
+    engine: &'e mut Engine<'r>,
+    /// Judged events, kept for the grouper to reuse (boxed, as the
+    /// grouper hands them out).
+    #[allow(clippy::vec_box)]
+    used: Vec<Box<Event>>,
+    records: Records,
+}
+
+/// Judged events kept for reuse.
+const SPARE_EVENTS: usize = 64;
+
+impl EventSink for Judging<'_, '_> {
+    fn take(&mut self, event: Box<Event>) -> io::Result<()> {
+        self.engine.feed(&event);
+        if self.used.len() < SPARE_EVENTS {
+            self.used.push(event);
+        }
+        Ok(())
+    }
+
+    fn take_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) -> io::Result<()> {
+        match self.records {
+            Records::WithoutEvents => self.engine.feed_record(number, offset, text, record),
+            #[cfg(test)]
+            Records::AsEvents => {
+                let mut event = self.spare().unwrap_or_else(Event::empty);
+                event.set_record(number, offset, text, record);
+                return self.take(event);
+            }
+        }
+        Ok(())
+    }
+
+    fn spare(&mut self) -> Option<Box<Event>> {
+        self.used.pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::JudgeOptions;
+    use crate::rules::RuleSet;
+
+    fn diagnosis(rules: &RuleSet, log: &[u8], records: Records) -> String {
+        let mut engine = Engine::new(rules);
+        feed_parts_by(&mut engine, "input.log", vec![("input.log".to_string(), log)], records).unwrap();
+        format!("{:?}", engine.diagnose(&JudgeOptions::default()))
+    }
+
+    #[test]
+    fn a_line_judged_without_an_event_is_judged_as_its_event() {
+        let rules = RuleSet::builtin().unwrap();
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut compared = 0;
+        for case in std::fs::read_dir(fixtures).unwrap() {
+            let Ok(log) = std::fs::read(case.unwrap().path().join("input.log")) else { continue };
+            let without = diagnosis(&rules, &log, Records::WithoutEvents);
+            assert_eq!(without, diagnosis(&rules, &log, Records::AsEvents));
+            compared += 1;
+        }
+        assert!(compared > 100, "only {compared} fixtures read");
+    }
 }

@@ -21,7 +21,7 @@ mod subject;
 mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
-use crate::framing::{Format, FormatSet, Separator};
+use crate::framing::{Format, FormatSet, Record, Separator};
 use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
 use crate::vitals::{self, args, progress};
 
@@ -81,12 +81,21 @@ pub struct Engine<'r> {
     sources: Vec<SourceState>,
     matches: Vec<LineMatch>,
     scratch: MatchScratch,
+    /// The event [`Engine::feed_record`] makes when it needs one, kept for
+    /// its buffers.
+    record_event: Option<Box<Event>>,
 }
 
 impl<'r> Engine<'r> {
     /// An engine using `rules`.
     pub fn new(rules: &'r RuleSet) -> Self {
-        Engine { rules, sources: Vec::new(), matches: Vec::new(), scratch: MatchScratch::default() }
+        Engine {
+            rules,
+            sources: Vec::new(),
+            matches: Vec::new(),
+            scratch: MatchScratch::default(),
+            record_event: None,
+        }
     }
 
     /// Adds the sources another engine read, after this one's (sources
@@ -190,88 +199,24 @@ impl<'r> Engine<'r> {
         let first = event.first_line();
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
-        self.scratch.skip_ready = unit
-            .runs
-            .last()
-            .is_some_and(|run| run.ready.is_some() && !unit.forces_new_run(launch_after, run, first));
+        self.scratch.skip_ready = is_ready(unit, launch_after, first);
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
-
-        // The run this event belongs to. A systemd start job for another
-        // unit (named differently) does not start a new run of this one.
-        let subject = subject::subject_of(event);
-        let concerns_run = |run: Option<&RunState>| match (&subject, run) {
-            (Some(subject), Some(run)) => run.concerns(subject),
-            _ => true,
-        };
-        let start_stage = matches
-            .iter()
-            .filter(|m| rules.rule(m.rule).marker == Some(MarkerKind::Start))
-            .map(|m| rules.rule(m.rule).stage)
-            .max()
-            .filter(|_| concerns_run(unit.runs.last()));
-        let new_run = match unit.runs.last() {
-            None => true,
-            Some(run) => {
-                unit.forces_new_run(launch_after, run, first)
-                    || start_stage.is_some_and(|s| run.is_split_by_start(s))
-            }
-        };
-        if new_run {
-            source.units.start_run(index, first);
-        }
-        let run = source.units.list[index].runs.last_mut().expect("a run exists");
-        run.last_line = run.last_line.max(event.last_line());
-        if let Some(subject::Subject::Unit(unit)) = &subject {
-            run.unit.get_or_insert_with(|| unit.clone());
-        }
-        // A structured journal names the writer's unit; `-o with-unit`
-        // prints it in place of the identifier.
-        let writer_unit = event.unit().or(event.identifier());
-        if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
-            run.unit.get_or_insert_with(|| unit.to_string());
-        }
-        if start_stage.is_some() && run.subject.is_none() {
-            run.subject = subject.clone();
-        }
-        if let Some(pid) = event.stream.pid.filter(|_| !subject::is_manager(event.identifier())) {
-            run.note_pid(pid);
-        }
-
-        let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
-        let mut progress = false;
-        for m in matches.iter().filter(|_| own_markers) {
-            let rule = rules.rule(m.rule);
-            if let Some(kind) = rule.marker {
-                run.add_marker(kind, &event.lines[m.line], rule.stage, rule.phase.as_deref());
-                progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
-            }
-        }
         let opening = &event.lines[0];
-        let message = opening.message();
-        let progress_kind = if progress { progress::kind_of(message) } else { None };
-        // A progress line's stamp is kept with it ([`vitals::Recorder`]).
-        if let Some(time) = event.time().filter(|_| progress_kind.is_none()) {
-            run.last_stamp.set(time);
-            run.last_stamp_line = opening.number;
-        }
-        if let Some(kind) = progress_kind {
-            let message_at = opening.message_span.0 as usize;
-            let line = vitals::Line {
-                kind,
-                line: opening.number,
-                time: event.time(),
-                text: &opening.text,
-                message_at,
-            };
-            run.vitals.get_or_insert_default().record(line);
-        } else if progress {
-            run.last_plain_progress = Some(opening.number.max(run.last_plain_progress.unwrap_or(0)));
-        } else if args::is_args_line(message) {
-            run.args.get_or_insert_default().read(message);
-        } else if vitals::is_preemption(message) {
-            run.vitals.get_or_insert_default().note_preemption();
-        }
+        let writing = Writing {
+            first,
+            last: event.last_line(),
+            subject: subject::subject_of(event),
+            identifier: event.identifier(),
+            unit: event.unit(),
+            pid: event.stream.pid,
+            time: event.time(),
+            opening: (opening.number, opening.text.as_str()),
+            message: opening.message(),
+            message_at: opening.message_span.0 as usize,
+        };
+        let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
+        let run = note_writing(rules, source, index, launch_after, matches, &writing, line_of);
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
         if event.kind == EventKind::Record && matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker)
@@ -348,6 +293,52 @@ impl<'r> Engine<'r> {
         }
     }
 
+    /// Feeds the one-line record event of line `number` (at byte
+    /// `offset`, full text `text`), given by its record: a record that
+    /// marks at most progress is judged here without making an event
+    /// (most lines of a serving log), any other as [`Engine::feed`] judges
+    /// the event the grouper makes of it.
+    pub fn feed_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        let rules = self.rules;
+        let by_writer = record.unit.is_none()
+            && units::routes_by_writer(record.identifier)
+            && !subject::is_manager(record.identifier);
+        let mut routed = None;
+        if let Some(source) = self.sources.last_mut().filter(|_| by_writer) {
+            // Routing by writer again gives the same unit: the event made
+            // below, if one is needed, is routed the same way.
+            let index = source.units.route_writer(record.identifier, record.pid, number);
+            self.matches.clear();
+            self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
+            rules.match_record(record, &mut self.scratch, &mut self.matches);
+            if self.matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker) {
+                routed = Some(index);
+            }
+        }
+        let Some(index) = routed else {
+            let mut event = self.record_event.take().unwrap_or_else(Event::empty);
+            event.set_record(number, offset, text, record);
+            self.feed(&event);
+            self.record_event = Some(event);
+            return;
+        };
+        let source = self.sources.last_mut().expect("a record was routed");
+        let launch_after = source.launch_after;
+        let writing = Writing {
+            first: number,
+            last: number,
+            subject: None,
+            identifier: record.identifier,
+            unit: None,
+            pid: record.pid,
+            time: record.time,
+            opening: (number, text),
+            message: record.message,
+            message_at: record.message_at,
+        };
+        note_writing(rules, source, index, launch_after, &self.matches, &writing, |_| (number, text));
+    }
+
     /// Judges what was read so far.
     pub fn diagnose(&self, options: &JudgeOptions) -> Diagnosis {
         judge::diagnose(self.rules, &self.sources, options)
@@ -365,6 +356,7 @@ impl<'r> Engine<'r> {
             sources: self.sources.clone(),
             matches: Vec::new(),
             scratch: MatchScratch::default(),
+            record_event: None,
         };
         for event in pending {
             copy.feed(event);
@@ -381,6 +373,117 @@ impl<'r> Engine<'r> {
             }
         }
     }
+}
+
+/// Whether the latest run of `unit` has proven it is ready and an event
+/// from line `first` does not start a new one: readiness markers need not
+/// be matched again.
+fn is_ready(unit: &units::UnitRuns, launch_after: Option<u64>, first: u64) -> bool {
+    unit.runs.last().is_some_and(|run| run.ready.is_some() && !unit.forces_new_run(launch_after, run, first))
+}
+
+/// Who wrote an event, and its opening line: what a run keeps of every
+/// event.
+struct Writing<'a> {
+    first: u64,
+    last: u64,
+    /// What the event is about, when systemd wrote it.
+    subject: Option<subject::Subject>,
+    identifier: Option<&'a str>,
+    unit: Option<&'a str>,
+    pid: Option<u32>,
+    time: Option<&'a str>,
+    /// The opening line's number and text.
+    opening: (u64, &'a str),
+    /// The opening line's message, and where it starts in the line.
+    message: &'a str,
+    message_at: usize,
+}
+
+/// Records an event of unit `index` of `source` in its run (a new one if
+/// the event starts one): its lines, writer and markers (`line_of` gives
+/// a match's line number and text), progress and vitals; returns the run.
+fn note_writing<'s, 'w>(
+    rules: &RuleSet,
+    source: &'s mut SourceState,
+    index: usize,
+    launch_after: Option<u64>,
+    matches: &[LineMatch],
+    writing: &Writing<'w>,
+    line_of: impl Fn(&LineMatch) -> (u64, &'w str),
+) -> &'s mut RunState {
+    let unit = &source.units.list[index];
+    let first = writing.first;
+    let subject = &writing.subject;
+    // The run this event belongs to. A systemd start job for another
+    // unit (named differently) does not start a new run of this one.
+    let concerns_run = |run: Option<&RunState>| match (subject, run) {
+        (Some(subject), Some(run)) => run.concerns(subject),
+        _ => true,
+    };
+    let start_stage = matches
+        .iter()
+        .filter(|m| rules.rule(m.rule).marker == Some(MarkerKind::Start))
+        .map(|m| rules.rule(m.rule).stage)
+        .max()
+        .filter(|_| concerns_run(unit.runs.last()));
+    let new_run = match unit.runs.last() {
+        None => true,
+        Some(run) => {
+            unit.forces_new_run(launch_after, run, first)
+                || start_stage.is_some_and(|s| run.is_split_by_start(s))
+        }
+    };
+    if new_run {
+        source.units.start_run(index, first);
+    }
+    let run = source.units.list[index].runs.last_mut().expect("a run exists");
+    run.last_line = run.last_line.max(writing.last);
+    if let Some(subject::Subject::Unit(unit)) = subject {
+        run.unit.get_or_insert_with(|| unit.clone());
+    }
+    // A structured journal names the writer's unit; `-o with-unit`
+    // prints it in place of the identifier.
+    let writer_unit = writing.unit.or(writing.identifier);
+    if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
+        run.unit.get_or_insert_with(|| unit.to_string());
+    }
+    if start_stage.is_some() && run.subject.is_none() {
+        run.subject = subject.clone();
+    }
+    if let Some(pid) = writing.pid.filter(|_| !subject::is_manager(writing.identifier)) {
+        run.note_pid(pid);
+    }
+
+    let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
+    let mut progress = false;
+    for m in matches.iter().filter(|_| own_markers) {
+        let rule = rules.rule(m.rule);
+        if let Some(kind) = rule.marker {
+            run.add_marker(kind, line_of(m), rule.stage, rule.phase.as_deref());
+            progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
+        }
+    }
+    let (number, text) = writing.opening;
+    let message = writing.message;
+    let progress_kind = if progress { progress::kind_of(message) } else { None };
+    // A progress line's stamp is kept with it ([`vitals::Recorder`]).
+    if let Some(time) = writing.time.filter(|_| progress_kind.is_none()) {
+        run.last_stamp.set(time);
+        run.last_stamp_line = number;
+    }
+    if let Some(kind) = progress_kind {
+        let line =
+            vitals::Line { kind, line: number, time: writing.time, text, message_at: writing.message_at };
+        run.vitals.get_or_insert_default().record(line);
+    } else if progress {
+        run.last_plain_progress = Some(number.max(run.last_plain_progress.unwrap_or(0)));
+    } else if args::is_args_line(message) {
+        run.args.get_or_insert_default().read(message);
+    } else if vitals::is_preemption(message) {
+        run.vitals.get_or_insert_default().note_preemption();
+    }
+    run
 }
 
 fn evidence_line(line: &EventLine) -> EvidenceLine {

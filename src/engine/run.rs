@@ -3,7 +3,6 @@
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::subject::Subject;
-use crate::events::EventLine;
 use crate::rules::{MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
@@ -257,15 +256,20 @@ impl RunState {
     /// completed) the server is at most `listening`, however many requests
     /// it answers; a marker of the `serving` phase before that proof means
     /// `listening`, and after it `serving`.
-    pub fn add_marker(&mut self, kind: MarkerKind, line: &EventLine, stage: Stage, phase: Option<&str>) {
+    pub fn add_marker(
+        &mut self,
+        kind: MarkerKind,
+        (number, text): (u64, &str),
+        stage: Stage,
+        phase: Option<&str>,
+    ) {
         self.substantive = true;
-        let number = line.number;
         let mut phase = phase;
         match kind {
             MarkerKind::Start => self.max_stage = Some(self.max_stage.map_or(stage, |s| s.max(stage))),
             MarkerKind::Ready => {
                 if self.ready.is_none() {
-                    self.ready = Some(EvidenceLine::new(number, &line.text));
+                    self.ready = Some(EvidenceLine::new(number, text));
                     phase = Some(READY);
                 } else {
                     phase = Some(SERVING);

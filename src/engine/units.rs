@@ -193,25 +193,34 @@ impl Units {
     pub fn route(&mut self, event: &Event) -> usize {
         let identifier = event.identifier();
         let pid = event.stream.pid;
-        if matches!(identifier, Some("kernel" | "systemd-oomd" | "systemd-coredump")) {
+        if is_boot_writer(identifier) {
             return self.route_boot_message(event);
         }
         if let Some(unit) = event.unit() {
             // A structured journal's unit, a pod or a compose service.
             let start = subject::is_manager(identifier) && is_start_job(event);
-            let index = self.named(unit, if start { Claim::Start } else { Claim::Named }, event);
+            let index = self.named(unit, if start { Claim::Start } else { Claim::Named }, event.first_line());
             if let Some(pid) = pid.filter(|_| !subject::is_manager(identifier)) {
                 self.bind(pid, index);
                 self.found_process(index);
             }
             return index;
         }
+        if identifier == Some("systemd") {
+            return self.route_manager(event);
+        }
+        self.route_writer(identifier, pid, event.first_line())
+    }
+
+    /// The index of the unit of a record, from line `line`, that names no
+    /// unit and whose writer is not systemd or the kernel (see
+    /// [`routes_by_writer`]): the unit its writer belongs to.
+    pub fn route_writer(&mut self, identifier: Option<&str>, pid: Option<u32>, line: u64) -> usize {
         match identifier {
-            Some("systemd") => self.route_manager(event),
-            None if event.stream.pid.is_none() => self.home_line(None),
+            None if pid.is_none() => self.home_line(None),
             // `-o with-unit` prints the unit in place of the writer.
             Some(name) if subject::is_unit_name(name) => {
-                let index = self.named(name, Claim::Named, event);
+                let index = self.named(name, Claim::Named, line);
                 if let Some(pid) = pid {
                     self.bind(pid, index);
                     self.found_process(index);
@@ -219,7 +228,7 @@ impl Units {
                 index
             }
             _ => match pid {
-                Some(pid) => self.route_process(identifier.unwrap_or(""), pid, event.first_line()),
+                Some(pid) => self.route_process(identifier.unwrap_or(""), pid, line),
                 None => self.home_line(identifier),
             },
         }
@@ -230,7 +239,7 @@ impl Units {
         match subject::subject_of(event) {
             Some(Subject::Unit(unit)) => {
                 let claim = if is_start_job(event) { Claim::Start } else { Claim::Named };
-                let index = self.named(&unit, claim, event);
+                let index = self.named(&unit, claim, event.first_line());
                 if let Some(pid) = killing_pid(subject::first_message(event)) {
                     self.bind(pid, index);
                 }
@@ -357,7 +366,7 @@ impl Units {
     /// starts mid-run, with the kernel's report about it perhaps) and the
     /// message is not a start job (which announces a process yet to
     /// write).
-    fn named(&mut self, name: &str, claim: Claim, event: &Event) -> usize {
+    fn named(&mut self, name: &str, claim: Claim, line: u64) -> usize {
         let index = match self.find(name) {
             Some(index) => index,
             None => {
@@ -386,7 +395,7 @@ impl Units {
             if self.awaiting.len() == MAX_AWAITING {
                 self.awaiting.remove(0);
             }
-            self.awaiting.push((id, event.first_line()));
+            self.awaiting.push((id, line));
         }
         index
     }
@@ -443,6 +452,18 @@ impl Units {
         let id = self.list[index].id;
         self.awaiting.retain(|&(unit, _)| unit != id);
     }
+}
+
+/// Whether a record from `identifier` is routed by its message (what
+/// the kernel and systemd say names the process or unit it concerns).
+fn is_boot_writer(identifier: Option<&str>) -> bool {
+    matches!(identifier, Some("kernel" | "systemd-oomd" | "systemd-coredump"))
+}
+
+/// Whether a record from `identifier` that names no unit goes where its
+/// writer goes ([`Units::route_writer`]), its message unread.
+pub fn routes_by_writer(identifier: Option<&str>) -> bool {
+    !is_boot_writer(identifier) && identifier != Some("systemd")
 }
 
 /// The units `--unit` names: globs as journalctl's `-u` takes them

@@ -221,7 +221,7 @@ impl Grouper {
         }
         let key = if record.is_bare() { self.last_key.unwrap_or(0) } else { stream_key(record) };
         if Some(key) != self.last_key && !record.is_bare() {
-            self.close_single_records_except(key);
+            self.close_single_records(Some(key));
         }
         self.last_key = Some(key);
 
@@ -284,6 +284,20 @@ impl Grouper {
         } else {
             None
         }
+    }
+
+    /// Whether every open event is a one-record event (no traceback, dump
+    /// or panic is open): then a record that [`opens_record`] and is
+    /// complete ([`ends_record`] of the line after it) needs no grouping.
+    pub fn holds_only_records(&self) -> bool {
+        self.open.iter().all(|o| o.state == State::Single)
+    }
+
+    /// Closes the open one-record events (a record of some stream came
+    /// that closes them all, as it would if it were pushed); they can then
+    /// be taken with [`Grouper::pop`].
+    pub fn close_records(&mut self) {
+        self.close_single_records(None);
     }
 
     /// Whether the grouper has no used event to reuse.
@@ -389,10 +403,11 @@ impl Grouper {
         self.closed.insert(at, event);
     }
 
-    fn close_single_records_except(&mut self, key: u64) {
+    /// Closes the open one-record events, but that of stream `except`.
+    fn close_single_records(&mut self, except: Option<u64>) {
         let mut i = 0;
         while i < self.open.len() {
-            if self.open[i].key != key && self.open[i].state == State::Single {
+            if Some(self.open[i].key) != except && self.open[i].state == State::Single {
                 let done = self.open.swap_remove(i);
                 self.finish_open(done, false);
             } else {
@@ -418,6 +433,53 @@ impl Grouper {
         for o in std::mem::take(&mut self.open) {
             self.finish_open(o, false);
         }
+    }
+}
+
+/// Whether `record` (of class `kind`) opens an event of one record: a
+/// record that no traceback, dump or panic starts from.
+pub fn opens_record(record: &Record<'_>, kind: LineKind) -> bool {
+    kind == LineKind::Other
+        && !record.is_bare()
+        && record.separator.is_none()
+        && !record.message.starts_with("Fatal Python error:")
+        && traceback::panic_header(record.message).is_none()
+}
+
+/// Whether `record` (of class `kind`), coming after an event that
+/// [`opens_record`], cannot continue it, whatever its stream: so that
+/// event is one line, complete.
+pub fn ends_record(record: &Record<'_>, kind: LineKind) -> bool {
+    // See `continuation`: a record in `State::Single` takes only bare
+    // lines, native stack lines and a traceback header under its origin.
+    !record.is_bare()
+        && record.separator.is_none()
+        && !matches!(kind, LineKind::NativeFrame | LineKind::Header)
+}
+
+impl Event {
+    /// Makes this event the one-line record `record` of line `number`
+    /// (at byte `offset`, full text `text`), as the grouper would make it
+    /// from a record that [`opens_record`]; its buffers are reused.
+    pub fn set_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        self.stream.fill(record, text);
+        let buffer = self.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
+        self.lines.clear();
+        self.lines.push(line_into(buffer, number, offset, text, record, LineRole::Text));
+        self.kind = EventKind::Record;
+        self.cut_by_end = false;
+        self.missing_exception = false;
+    }
+
+    /// An empty record, to be filled with [`Event::set_record`].
+    pub fn empty() -> Box<Event> {
+        Box::new(Event {
+            kind: EventKind::Record,
+            stream: Stream::default(),
+            lines: Vec::with_capacity(1),
+            cut_by_end: false,
+            missing_exception: false,
+        })
     }
 }
 

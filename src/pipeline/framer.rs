@@ -40,6 +40,11 @@ struct FramedLine {
     record: RecordSpans,
     /// The message's class, for grouping (found here, where there is time).
     kind: LineKind,
+    /// The line is one record that may make a one-line event.
+    lone: bool,
+    /// The line is a one-line event: it is [`FramedLine::lone`] and the
+    /// next line cannot continue it (see [`super::lone_record`]).
+    whole: bool,
 }
 
 impl FramedBatch {
@@ -52,7 +57,18 @@ impl FramedBatch {
             self.embedded.push((self.lines.len(), embedded, kind));
         }
         let kind = classify(framed.first.message, Place::Outside);
-        self.lines.push(FramedLine { number, offset, text, record, kind });
+        let (lone, ends) = super::lone_record(line, framed, kind);
+        if let Some(before) = self.lines.last_mut() {
+            before.whole = before.lone && ends;
+        }
+        self.lines.push(FramedLine { number, offset, text, record, kind, lone, whole: false });
+    }
+
+    /// Empties the batch, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.lines.clear();
+        self.embedded.clear();
     }
 
     fn is_full(&self) -> bool {
@@ -72,7 +88,8 @@ impl FramedBatch {
                 first: line.record.load(&self.text),
                 embedded: inner.map(|(_, record, _)| record.load(&self.text)),
             };
-            let kinds = Kinds { first: line.kind, embedded: inner.map(|&(_, _, kind)| kind) };
+            let kinds =
+                Kinds { first: line.kind, embedded: inner.map(|&(_, _, kind)| kind), whole: line.whole };
             each(line.number, line.offset, line.text.of(&self.text), &framed, kinds)?;
         }
         Ok(())
@@ -86,6 +103,9 @@ pub struct Kinds {
     pub first: LineKind,
     /// The class of the record that starts mid-line, if there is one.
     pub embedded: Option<LineKind>,
+    /// The line is a one-line event whatever the grouper holds open (it
+    /// was framed with the line after it).
+    pub whole: bool,
 }
 
 /// The grouping end of a framing thread: batches arrive in order; used
@@ -115,31 +135,44 @@ impl Framer {
     /// and sends them in batches. Stops early, without an error, if the
     /// grouping end has gone away (it failed and reports why).
     pub fn run<R: BufRead>(self, reader: R, first: u64) -> ReadSummary {
-        let mut lines = LineReader::new(reader).starting_at(first);
-        let mut summary = ReadSummary::default();
-        let mut batch = FramedBatch::default();
-        let read = lines.for_each_line(|line| {
-            let text = without_escapes(&line.text);
-            batch.push(line.number, line.offset, &text, &frame_line(&text));
-            if !batch.is_full() {
-                return true;
-            }
+        frame_batches(reader, first, |batch| {
             let mut next = self.used.try_recv().unwrap_or_default();
-            next.text.clear();
-            next.lines.clear();
-            next.embedded.clear();
+            next.clear();
             // The grouping end has gone away when this fails: stop.
-            self.to_grouping.send(std::mem::replace(&mut batch, next)).is_ok()
-        });
-        if let Err(e) = read {
-            summary.error = Some(e);
-        }
-        if !batch.lines.is_empty() {
-            let _ = self.to_grouping.send(batch);
-        }
-        summary.cut_lines = lines.cut_lines();
-        summary
+            self.to_grouping.send(std::mem::replace(batch, next)).is_ok()
+        })
     }
+}
+
+/// Reads and frames every line of `reader`, numbering from `first`, and
+/// hands each full batch to `full`, then the last one, which may be
+/// short; `full` leaves the batch empty for the lines that follow, or
+/// returns false to stop reading.
+pub fn frame_batches<R: BufRead>(
+    reader: R,
+    first: u64,
+    mut full: impl FnMut(&mut FramedBatch) -> bool,
+) -> ReadSummary {
+    let mut lines = LineReader::new(reader).starting_at(first);
+    let mut summary = ReadSummary::default();
+    let mut batch = FramedBatch::default();
+    let mut going = true;
+    let read = lines.for_each_line(|line| {
+        let text = without_escapes(&line.text);
+        batch.push(line.number, line.offset, &text, &frame_line(&text));
+        if batch.is_full() {
+            going = full(&mut batch);
+        }
+        going
+    });
+    if let Err(e) = read {
+        summary.error = Some(e);
+    }
+    if going && !batch.lines.is_empty() {
+        full(&mut batch);
+    }
+    summary.cut_lines = lines.cut_lines();
+    summary
 }
 
 #[cfg(test)]

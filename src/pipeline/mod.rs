@@ -24,7 +24,7 @@ mod structured;
 use std::io::{self, BufRead};
 
 use crate::events::traceback::{classify, Place};
-use crate::events::{Event, Grouper};
+use crate::events::{self, Event, Grouper, LineKind};
 use crate::framing::journal::layout;
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
@@ -208,7 +208,40 @@ impl<'f> Session<'f> {
     }
 }
 
+/// Reads text: a batch of lines at a time, framed and then grouped on
+/// this thread, or in a followed input a line at a time (its lines are
+/// grouped as they come).
 fn read_text<R: BufRead>(
+    reader: R,
+    first: u64,
+    on_line: &mut impl FnMut(u64, FormatSet),
+    feeder: &mut Feeder<'_>,
+) -> io::Result<ReadSummary> {
+    if feeder.following {
+        return read_text_lines(reader, first, on_line, feeder);
+    }
+    let mut grouped = Ok(());
+    let summary = framer::frame_batches(reader, first, |batch| {
+        grouped = group_batch(batch, on_line, feeder);
+        batch.clear();
+        grouped.is_ok()
+    });
+    grouped.map(|()| summary)
+}
+
+/// Groups a batch of framed lines.
+fn group_batch(
+    batch: &framer::FramedBatch,
+    on_line: &mut impl FnMut(u64, FormatSet),
+    feeder: &mut Feeder<'_>,
+) -> io::Result<()> {
+    batch.for_each(|number, offset, text, framed, kinds| {
+        push_framed(number, offset, text, framed, Some(kinds), on_line, feeder)
+    })
+}
+
+/// Reads a followed text a line at a time.
+fn read_text_lines<R: BufRead>(
     reader: R,
     first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
@@ -237,9 +270,7 @@ fn read_text_split<R: BufRead + Send>(
         let framing = scope.spawn(move || framer.run(reader, first));
         let mut grouped = Ok(());
         for batch in framings.batches.iter() {
-            grouped = batch.for_each(|number, offset, text, framed, kinds| {
-                push_framed(number, offset, text, framed, Some(kinds), on_line, feeder)
-            });
+            grouped = group_batch(&batch, on_line, feeder);
             if grouped.is_err() {
                 break;
             }
@@ -276,6 +307,9 @@ fn push_framed(
     }
     feeder.end_partial()?;
     on_line(number, framed.first.formats);
+    if kinds.is_some_and(|k| k.whole) && feeder.grouper.holds_only_records() {
+        return feeder.push_whole_record(number, offset, text, &framed.first);
+    }
     // journalctl prints a binary message as `[1.2K blob data]` (without
     // `--all`): there is no text to read, only a line to count.
     if is_blob_placeholder(framed.first.message) {
@@ -292,6 +326,22 @@ fn push_framed(
         Some(kinds) => feeder.push_classified(number, offset, text, framed, kinds),
         None => feeder.push(number, offset, text, framed),
     }
+}
+
+/// Whether a framed line is text of one record that may make a one-line
+/// event ([`events::opens_record`]), and whether it ends the one-line
+/// event of a line before it ([`events::ends_record`]). A line read some
+/// other way (a JSON record, a blob placeholder, a syslog record with
+/// escaped newlines) is neither.
+fn lone_record(text: &str, framed: &Framed<'_>, kind: LineKind) -> (bool, bool) {
+    let record = &framed.first;
+    let other_reading = json_line::may_be_json(text)
+        || is_blob_placeholder(record.message)
+        || (record.has_stream() && has_syslog_newline(record.message));
+    if other_reading {
+        return (false, false);
+    }
+    (framed.embedded.is_none() && events::opens_record(record, kind), events::ends_record(record, kind))
 }
 
 /// journalctl's stand-in for a binary message: `[512B blob data]`,
@@ -499,10 +549,27 @@ impl Feeder<'_> {
         }
     }
 
+    /// Hands on a line that is an event of one record by itself: the
+    /// records still open end here, as they would if it were grouped.
+    fn push_whole_record(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        record: &Record<'_>,
+    ) -> io::Result<()> {
+        self.grouper.close_records();
+        while let Some(event) = self.grouper.pop() {
+            self.sink.take(event)?;
+        }
+        self.sink.take_record(number, offset, text, record)
+    }
+
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
         let kinds = framer::Kinds {
             first: classify(framed.first.message, Place::Outside),
             embedded: framed.embedded.as_ref().map(|r| classify(r.message, Place::Outside)),
+            whole: false,
         };
         self.push_classified(number, offset, text, framed, kinds)
     }

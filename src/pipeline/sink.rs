@@ -6,11 +6,21 @@
 use std::io;
 
 use crate::events::Event;
+use crate::framing::Record;
 
 /// Takes events in input order.
 pub trait EventSink {
     /// Takes the next event.
     fn take(&mut self, event: Box<Event>) -> io::Result<()>;
+
+    /// Takes the next event when it is the one-line record `record` of
+    /// line `number` (full text `text`): a sink that can judge such a
+    /// line without an event (the engine) saves making one.
+    fn take_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) -> io::Result<()> {
+        let mut event = self.spare().unwrap_or_else(Event::empty);
+        event.set_record(number, offset, text, record);
+        self.take(event)
+    }
 
     /// A used event whose buffers may be reused, if one is ready.
     fn spare(&mut self) -> Option<Box<Event>> {

@@ -21,7 +21,7 @@ mod prefilter;
 mod schema;
 
 use crate::events::{Event, LineRole};
-use crate::framing::{Format, Level};
+use crate::framing::{Format, FormatSet, Level, Record};
 
 pub use category::Category;
 pub use lazy::LazyRegex;
@@ -248,19 +248,37 @@ impl RuleSet {
 
     /// Appends every (rule, line) match in `event` to `out`, in line order.
     pub fn match_event(&self, event: &Event, scratch: &mut MatchScratch, out: &mut Vec<LineMatch>) {
+        for index in 0..event.lines.len() {
+            self.match_facts(&LineFacts::of(event, index), scratch, out);
+        }
+    }
+
+    /// Matches the rules against a one-line record event given by its
+    /// line: what [`RuleSet::match_event`] finds on the event the grouper
+    /// would make of it.
+    pub fn match_record(&self, record: &Record<'_>, scratch: &mut MatchScratch, out: &mut Vec<LineMatch>) {
+        let facts = LineFacts {
+            message: record.message,
+            level: record.level,
+            formats: record.formats,
+            identifier: record.identifier,
+            index: 0,
+            event: None,
+        };
+        self.match_facts(&facts, scratch, out);
+    }
+
+    fn match_facts(&self, facts: &LineFacts<'_>, scratch: &mut MatchScratch, out: &mut Vec<LineMatch>) {
+        if facts.message.is_empty() {
+            return;
+        }
         let skip_ready = scratch.skip_ready;
-        for (index, line) in event.lines.iter().enumerate() {
-            let message = line.message();
-            if message.is_empty() {
+        for candidate in self.prefilter.candidates(facts.message, &mut scratch.candidates) {
+            if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
                 continue;
             }
-            for candidate in self.prefilter.candidates(message, &mut scratch.candidates) {
-                if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
-                    continue;
-                }
-                if let Some(m) = self.match_line(candidate, event, index) {
-                    out.push(m);
-                }
+            if let Some(m) = self.match_line(candidate, facts) {
+                out.push(m);
             }
         }
     }
@@ -269,38 +287,39 @@ impl RuleSet {
     pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
         for index in 0..event.lines.len() {
             let mut candidate = Candidate { rule, message: None, not: None };
-            if let Some(m) = self.match_line(&mut candidate, event, index) {
+            if let Some(m) = self.match_line(&mut candidate, &LineFacts::of(event, index)) {
                 out.push(m);
             }
         }
     }
 
-    /// Matches a candidate rule against line `index` of `event`. The
-    /// verdicts of its blind regexes are recorded in `candidate`, which
-    /// the prefilter remembers for messages of the same shape.
-    fn match_line(&self, candidate: &mut Candidate, event: &Event, index: usize) -> Option<LineMatch> {
+    /// Matches a candidate rule against a line. The verdicts of its blind
+    /// regexes are recorded in `candidate`, which the prefilter remembers
+    /// for messages of the same shape.
+    fn match_line(&self, candidate: &mut Candidate, facts: &LineFacts<'_>) -> Option<LineMatch> {
         let rule_index = candidate.rule;
         let rule = &self.rules[rule_index];
         let (message_blind, not_blind) = self.blind[rule_index];
         let m = &rule.matcher;
-        let line = &event.lines[index];
-        let message = line.message();
+        let message = facts.message;
         if let Some(not) = &m.not {
             if remembered(&mut candidate.not, not_blind, || not.is_match(message)) {
                 return None;
             }
         }
-        if !m.levels.is_empty() && !line.level.is_some_and(|l| m.levels.contains(&l)) {
+        if !m.levels.is_empty() && !facts.level.is_some_and(|l| m.levels.contains(&l)) {
             return None;
         }
-        if !m.formats.is_empty() && !m.formats.iter().any(|f| line.formats.contains(*f)) {
+        if !m.formats.is_empty() && !m.formats.iter().any(|f| facts.formats.contains(*f)) {
             return None;
         }
-        if m.not_formats.iter().any(|f| line.formats.contains(*f)) {
+        if m.not_formats.iter().any(|f| facts.formats.contains(*f)) {
             return None;
         }
         if let Some(exception) = &m.exception {
-            if !matches!(line.role, LineRole::Exception | LineRole::ExceptionText) {
+            // Only a traceback's lines name an exception.
+            let (event, index) = facts.event?;
+            if !matches!(event.lines[index].role, LineRole::Exception | LineRole::ExceptionText) {
                 return None;
             }
             let name = event.exception_type_at(index)?;
@@ -310,11 +329,12 @@ impl RuleSet {
             }
         }
         if let Some(identifier) = &m.identifier {
-            if !event.identifier().is_some_and(|i| identifier.is_match(i)) {
+            if !facts.identifier.is_some_and(|i| identifier.is_match(i)) {
                 return None;
             }
         }
         if let Some(frame) = &m.frame {
+            let (event, _) = facts.event?;
             let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
             if !any {
                 return None;
@@ -335,7 +355,35 @@ impl RuleSet {
                 }
             }
         }
-        Some(LineMatch { rule: rule_index, line: index, captures })
+        Some(LineMatch { rule: rule_index, line: facts.index, captures })
+    }
+}
+
+/// What a rule looks at on one line.
+struct LineFacts<'a> {
+    message: &'a str,
+    level: Option<Level>,
+    formats: FormatSet,
+    /// The writer of the line's event.
+    identifier: Option<&'a str>,
+    /// The line's index in its event.
+    index: usize,
+    /// The line's event, when it was grouped into one (a one-line record
+    /// need not be: it has no frames and no exception).
+    event: Option<(&'a Event, usize)>,
+}
+
+impl<'a> LineFacts<'a> {
+    fn of(event: &'a Event, index: usize) -> Self {
+        let line = &event.lines[index];
+        LineFacts {
+            message: line.message(),
+            level: line.level,
+            formats: line.formats,
+            identifier: event.identifier(),
+            index,
+            event: Some((event, index)),
+        }
     }
 }
 
