@@ -22,10 +22,12 @@ pub mod json_line;
 mod scan;
 pub mod spans;
 mod status;
+mod template;
 mod transport;
 mod wrapper;
 
 pub use journal::JournalFields;
+pub use template::Templates;
 
 use std::fmt;
 

@@ -14,7 +14,7 @@ use super::{without_escapes, ReadSummary};
 use crate::events::traceback::{classify, Place};
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
-use crate::framing::{frame_line, Framed};
+use crate::framing::{Framed, Templates};
 use crate::input::LineReader;
 
 /// Lines per batch.
@@ -156,10 +156,11 @@ pub fn frame_batches<R: BufRead>(
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
     let mut batch = FramedBatch::default();
+    let mut templates = Templates::default();
     let mut going = true;
     let read = lines.for_each_line(|line| {
         let text = without_escapes(&line.text);
-        batch.push(line.number, line.offset, &text, &frame_line(&text));
+        batch.push(line.number, line.offset, &text, &templates.frame(&text));
         if batch.is_full() {
             going = full(&mut batch);
         }
@@ -178,6 +179,7 @@ pub fn frame_batches<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::frame_line;
 
     #[test]
     fn a_batch_gives_back_each_line_as_it_was_framed() {

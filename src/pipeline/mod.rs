@@ -28,7 +28,7 @@ use crate::events::{self, Event, Grouper, LineKind};
 use crate::framing::journal::layout;
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
-use crate::framing::{frame_line, frame_message, Format, FormatSet, Framed, Record, Separator};
+use crate::framing::{frame_message, Format, FormatSet, Framed, Record, Separator, Templates};
 use crate::input::Reversal;
 use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
 
@@ -249,9 +249,10 @@ fn read_text_lines<R: BufRead>(
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first);
     let mut summary = ReadSummary::default();
+    let mut templates = Templates::default();
     while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
         let text = without_escapes(&line.text);
-        push_framed(line.number, line.offset, &text, &frame_line(&text), None, on_line, feeder)?;
+        push_framed(line.number, line.offset, &text, &templates.frame(&text), None, on_line, feeder)?;
     }
     summary.cut_lines = lines.cut_lines();
     Ok(summary)

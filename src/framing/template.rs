@@ -1,0 +1,316 @@
+//! Line templates: framing a line by its likeness to lines framed before.
+//!
+//! A server writes a few kinds of lines millions of times (batch
+//! statistics, access lines), each under the same prefixes with only the
+//! clock moving. Two lines framed alike whose prefixes (and the first
+//! [`HEAD_OF_MESSAGE`] bytes of their messages) differ only in some digits
+//! make a template: a later line with the same bytes at every other place,
+//! and digits at those, frames the same way, its fields at the same
+//! places. [`Templates::frame`] frames such a line by comparing bytes, and
+//! any other with [`frame_line`], learning from it.
+//!
+//! The parsers that framing runs read a line from its start and decide on
+//! what they see up to a little way into the message, and none of them
+//! reads the value of a digit in a clock: so a line that matches a
+//! template gives the framing of the template's own line, moved to it. A
+//! debug build checks every line framed this way against [`frame_line`].
+
+use super::{frame_line, Framed, Record};
+
+/// How far into the message the parsers may look (uvicorn's `CRITICAL:`
+/// after an sglang header is the longest look): this much of it belongs
+/// to the template.
+const HEAD_OF_MESSAGE: usize = 16;
+/// Templates kept; the one used least recently gives way.
+const MAX_TEMPLATES: usize = 8;
+/// Lines framed in full that are kept to pair with the next ones.
+const MAX_RECENT: usize = 8;
+
+/// A field of a record, as a byte range of its line.
+type Place = Option<(u32, u32)>;
+
+/// Where a framed line's fields are, and what else framing found: all but
+/// the clock and the message is the same on every line of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Layout {
+    message_at: usize,
+    time: Place,
+    host: Place,
+    identifier: Place,
+    process: Place,
+    ranks: Place,
+    origin: Place,
+    pid: Option<u32>,
+    level: Option<super::Level>,
+    formats: super::FormatSet,
+    app_header: bool,
+}
+
+impl Layout {
+    /// The layout of `framed`, if a template can hold it: one record that
+    /// starts the line, every field a part of it, and more message than the
+    /// template's share.
+    fn of(line: &str, framed: &Framed<'_>) -> Option<Layout> {
+        let record = &framed.first;
+        let simple = framed.embedded.is_none()
+            && record.start == 0
+            && record.separator.is_none()
+            && record.unit.is_none()
+            && !record.formats.is_empty()
+            && record.message_at + HEAD_OF_MESSAGE < line.len()
+            && record.message.len() == line.len() - record.message_at
+            && line.as_bytes().first().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[');
+        if !simple {
+            return None;
+        }
+        let place = |field: Option<&str>| -> Result<Place, ()> {
+            let Some(value) = field else { return Ok(None) };
+            let at = (value.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+            if at <= line.len() && value.len() <= line.len() - at {
+                Ok(Some((at as u32, (at + value.len()) as u32)))
+            } else {
+                Err(())
+            }
+        };
+        Some(Layout {
+            message_at: record.message_at,
+            time: place(record.time).ok()?,
+            host: place(record.host).ok()?,
+            identifier: place(record.identifier).ok()?,
+            process: place(record.process).ok()?,
+            ranks: place(record.ranks).ok()?,
+            origin: place(record.origin).ok()?,
+            pid: record.pid,
+            level: record.level,
+            formats: record.formats,
+            app_header: record.app_header,
+        })
+    }
+
+    /// How many bytes of a line the template holds.
+    fn end(&self) -> usize {
+        self.message_at + HEAD_OF_MESSAGE
+    }
+
+    /// The record of `line`, whose fields are where this layout says.
+    fn record<'a>(&self, line: &'a str) -> Record<'a> {
+        let field = |place: Place| place.map(|(start, end)| &line[start as usize..end as usize]);
+        Record {
+            start: 0,
+            message_at: self.message_at,
+            message: &line[self.message_at..],
+            time: field(self.time),
+            host: field(self.host),
+            identifier: field(self.identifier),
+            unit: None,
+            pid: self.pid,
+            process: field(self.process),
+            ranks: field(self.ranks),
+            level: self.level,
+            origin: field(self.origin),
+            formats: self.formats,
+            app_header: self.app_header,
+            separator: None,
+        }
+    }
+
+    /// Whether byte `at` lies in a field that names the writer (a digit
+    /// there is part of a name, not of a clock).
+    fn names_writer(&self, at: usize) -> bool {
+        [self.host, self.identifier, self.process, self.ranks, self.origin]
+            .iter()
+            .flatten()
+            .any(|&(start, end)| start as usize <= at && at < end as usize)
+    }
+}
+
+/// Lines framed alike, and where they may differ.
+#[derive(Debug)]
+struct Template {
+    layout: Layout,
+    /// The template's bytes (the head of a line).
+    bytes: Vec<u8>,
+    /// The places where a line holds any digit.
+    digits: Vec<usize>,
+    /// The ranges between them, where a line holds the template's bytes.
+    same: Vec<(usize, usize)>,
+    /// When it was last used, to choose which one gives way.
+    used: u64,
+}
+
+impl Template {
+    /// The template of two lines framed alike (`layout`), if they differ
+    /// only in digits, outside the fields that name their writer.
+    fn of(layout: Layout, earlier: &[u8], line: &[u8]) -> Option<Template> {
+        let end = layout.end();
+        if earlier.len() < end || line.len() < end {
+            return None;
+        }
+        let mut digits = Vec::new();
+        for at in 0..end {
+            if earlier[at] != line[at] {
+                let both_digits = earlier[at].is_ascii_digit() && line[at].is_ascii_digit();
+                if !both_digits || layout.names_writer(at) {
+                    return None;
+                }
+                digits.push(at);
+            }
+        }
+        let mut same = Vec::new();
+        let mut from = 0;
+        for &at in &digits {
+            if at > from {
+                same.push((from, at));
+            }
+            from = at + 1;
+        }
+        same.push((from, end));
+        Some(Template { layout, bytes: line[..end].to_vec(), digits, same, used: 0 })
+    }
+
+    /// Whether `line` is framed as this template's lines are.
+    fn fits(&self, line: &[u8]) -> bool {
+        line.len() > self.bytes.len()
+            && self.same.iter().all(|&(from, to)| line[from..to] == self.bytes[from..to])
+            && self.digits.iter().all(|&at| line[at].is_ascii_digit())
+            && !needs_whole_framing(&line[self.layout.message_at..])
+    }
+}
+
+/// Whether a message holds what framing looks for beyond the head of a
+/// message: a record starting mid-line (after a progress bar or a carriage
+/// return), or Ray's deduplication suffix.
+fn needs_whole_framing(message: &[u8]) -> bool {
+    memchr::memchr2(b'%', b'\r', message).is_some() || message.ends_with(b"x across cluster]")
+}
+
+/// The templates of one input, learnt as it is read.
+#[derive(Debug, Default)]
+pub struct Templates {
+    templates: Vec<Template>,
+    /// Lines framed in full lately, with their layouts (the head of each).
+    recent: Vec<(Layout, Vec<u8>)>,
+    /// Lines framed so far (the templates' clock).
+    lines: u64,
+}
+
+impl Templates {
+    /// Frames `line`: by a template it fits, or in full (and then it may
+    /// make a template with a line framed before it).
+    pub fn frame<'a>(&mut self, line: &'a str) -> Framed<'a> {
+        self.lines += 1;
+        let bytes = line.as_bytes();
+        if let Some(template) = self.templates.iter_mut().find(|t| t.fits(bytes)) {
+            template.used = self.lines;
+            let framed = Framed { first: template.layout.record(line), embedded: None };
+            debug_assert_eq!(framed, frame_line(line), "framed by a template: {line:?}");
+            return framed;
+        }
+        let framed = frame_line(line);
+        if let Some(layout) = Layout::of(line, &framed) {
+            self.learn(layout, bytes);
+        }
+        framed
+    }
+
+    /// Pairs a line framed in full with a recent one of the same layout.
+    fn learn(&mut self, layout: Layout, line: &[u8]) {
+        let head = &line[..layout.end()];
+        let earlier = self.recent.iter().position(|(kept, _)| *kept == layout);
+        if let Some(template) = earlier.and_then(|i| Template::of(layout.clone(), &self.recent[i].1, head)) {
+            let mut template = template;
+            template.used = self.lines;
+            if self.templates.len() == MAX_TEMPLATES {
+                let least = (0..self.templates.len()).min_by_key(|&i| self.templates[i].used).unwrap_or(0);
+                self.templates.swap_remove(least);
+            }
+            self.templates.push(template);
+        }
+        match earlier {
+            Some(i) => {
+                let kept = &mut self.recent[i].1;
+                kept.clear();
+                kept.extend_from_slice(head);
+            }
+            None => {
+                if self.recent.len() == MAX_RECENT {
+                    self.recent.remove(0);
+                }
+                self.recent.push((layout, head.to_vec()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Frames `lines` with templates and in full; returns how many were
+    /// framed by a template (each must agree with the full framing).
+    fn by_templates(lines: &[&str]) -> usize {
+        let mut templates = Templates::default();
+        let mut fitted = 0;
+        for line in lines {
+            let before = templates.templates.iter().map(|t| t.used).max();
+            let framed = templates.frame(line);
+            assert_eq!(framed, frame_line(line), "{line}");
+            fitted +=
+                usize::from(templates.templates.iter().map(|t| t.used).max() != before && before.is_some());
+        }
+        fitted
+    }
+
+    #[test]
+    fn lines_that_differ_in_their_clocks_share_a_template() {
+        let lines = [
+            "[2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1024, #token: 1546240, token usage: 0.60",
+            "[2026-05-25 08:10:01 TP0] Decode batch. #running-req: 1024, #token: 1735680, token usage: 0.57",
+            "[2026-05-25 08:10:02 TP0] Decode batch. #running-req: 24, #token: 1390592, token usage: 0.75",
+            "[2026-05-25 08:10:03 TP0] Decode batch. #running-req: 1, #token: 1, token usage: 0.01",
+        ];
+        assert_eq!(by_templates(&lines), 2);
+    }
+
+    #[test]
+    fn a_line_from_another_writer_is_framed_in_full() {
+        let mut templates = Templates::default();
+        let a =
+            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1";
+        let b =
+            "May 25 08:10:01 gpu01 python3[1234]: [2026-05-25 08:10:01 TP0] Decode batch. #running-req: 2";
+        let other_pid =
+            "May 25 08:10:02 gpu01 python3[1235]: [2026-05-25 08:10:02 TP0] Decode batch. #running-req: 3";
+        let other_rank =
+            "May 25 08:10:02 gpu01 python3[1234]: [2026-05-25 08:10:02 TP1] Decode batch. #running-req: 3";
+        let same =
+            "May 25 08:10:03 gpu01 python3[1234]: [2026-05-25 08:10:03 TP0] Decode batch. #running-req: 4";
+        for line in [a, b] {
+            templates.frame(line);
+        }
+        assert_eq!(templates.templates.len(), 1);
+        for line in [other_pid, other_rank] {
+            assert!(!templates.templates[0].fits(line.as_bytes()), "{line}");
+            assert_eq!(templates.frame(line), frame_line(line));
+        }
+        assert!(templates.templates.iter().any(|t| t.fits(same.as_bytes())));
+        assert_eq!(templates.frame(same), frame_line(same));
+    }
+
+    #[test]
+    fn what_framing_reads_past_the_head_of_a_message_is_framed_in_full() {
+        let mut templates = Templates::default();
+        templates.frame("[2026-05-25 08:10:00 TP0] Capturing batches (bs=8 avail_mem=20.1 GB)");
+        templates.frame("[2026-05-25 08:10:01 TP0] Capturing batches (bs=4 avail_mem=20.2 GB)");
+        assert_eq!(templates.templates.len(), 1);
+        for line in [
+            "[2026-05-25 08:10:02 TP0] Capturing batches (bs=2 avail_mem=20.3 GB): 50%|█| 1/2 [2026-05-25 08:10:02 TP1] Init",
+            "[2026-05-25 08:10:02 TP0] Capturing batches (bs=2 avail_mem=20.3 GB)\r[2026-05-25 08:10:02 TP1] Init",
+            "[2026-05-25 08:10:02 TP0] Capturing batches (bs=2 avail_mem=20.3 GB) [repeated 3x across cluster]",
+            "[2026-05-25 08:10:02 TP0] Capturing batc",
+        ] {
+            assert!(!templates.templates[0].fits(line.as_bytes()), "{line}");
+            assert_eq!(templates.frame(line), frame_line(line));
+        }
+    }
+}
