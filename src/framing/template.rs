@@ -124,16 +124,20 @@ impl Layout {
     }
 }
 
-/// Lines framed alike, and where they may differ.
+/// Lines framed alike, and where they may differ. The head of a line is
+/// compared eight bytes at a time: in each word, the bytes a line must
+/// share with the template, and the places where it holds any digit.
 #[derive(Debug)]
 struct Template {
     layout: Layout,
-    /// The template's bytes (the head of a line).
-    bytes: Vec<u8>,
-    /// The places where a line holds any digit.
-    digits: Vec<usize>,
-    /// The ranges between them, where a line holds the template's bytes.
-    same: Vec<(usize, usize)>,
+    /// The template's bytes, as words (the last one padded with zeros).
+    words: Vec<u64>,
+    /// For each word, 0xff in the bytes a line must hold as they are.
+    same: Vec<u64>,
+    /// For each word, 0x80 in the bytes where a line holds a digit.
+    digits: Vec<u64>,
+    /// How many bytes the template holds.
+    len: usize,
     /// When it was last used, to choose which one gives way.
     used: u64,
 }
@@ -146,35 +150,56 @@ impl Template {
         if earlier.len() < end || line.len() < end {
             return None;
         }
-        let mut digits = Vec::new();
+        let words = end.div_ceil(8);
+        let (mut same, mut digits) = (vec![0u64; words], vec![0u64; words]);
         for at in 0..end {
-            if earlier[at] != line[at] {
-                let both_digits = earlier[at].is_ascii_digit() && line[at].is_ascii_digit();
-                if !both_digits || layout.names_writer(at) {
-                    return None;
-                }
-                digits.push(at);
+            let shift = (at % 8) * 8;
+            if earlier[at] == line[at] {
+                same[at / 8] |= 0xff << shift;
+                continue;
             }
-        }
-        let mut same = Vec::new();
-        let mut from = 0;
-        for &at in &digits {
-            if at > from {
-                same.push((from, at));
+            let both_digits = earlier[at].is_ascii_digit() && line[at].is_ascii_digit();
+            if !both_digits || layout.names_writer(at) {
+                return None;
             }
-            from = at + 1;
+            digits[at / 8] |= 0x80 << shift;
         }
-        same.push((from, end));
-        Some(Template { layout, bytes: line[..end].to_vec(), digits, same, used: 0 })
+        let words = (0..words).map(|i| word_at(line, i * 8, end)).collect();
+        Some(Template { layout, words, same, digits, len: end, used: 0 })
     }
 
     /// Whether `line` is framed as this template's lines are.
     fn fits(&self, line: &[u8]) -> bool {
-        line.len() > self.bytes.len()
-            && self.same.iter().all(|&(from, to)| line[from..to] == self.bytes[from..to])
-            && self.digits.iter().all(|&at| line[at].is_ascii_digit())
-            && !needs_whole_framing(&line[self.layout.message_at..])
+        if line.len() <= self.len {
+            return false;
+        }
+        for (i, &word) in self.words.iter().enumerate() {
+            let held = word_at(line, i * 8, self.len);
+            if (held ^ word) & self.same[i] != 0 || digit_bytes(held) & self.digits[i] != self.digits[i] {
+                return false;
+            }
+        }
+        !needs_whole_framing(&line[self.layout.message_at..])
     }
+}
+
+/// The bytes of `bytes` from `at` (up to `end`) as a little-endian word,
+/// padded with zeros.
+fn word_at(bytes: &[u8], at: usize, end: usize) -> u64 {
+    match bytes.get(at..at + 8).filter(|_| at + 8 <= end) {
+        Some(word) => u64::from_le_bytes(word.try_into().expect("eight bytes")),
+        None => bytes[at..end.min(bytes.len())].iter().rev().fold(0, |word, &b| (word << 8) | u64::from(b)),
+    }
+}
+
+/// 0x80 in each byte of `word` that is an ASCII digit.
+fn digit_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // With each byte's high bit cleared no addition carries into the next
+    // byte: adding 0x50 sets it iff the byte is >= b'0', 0x46 iff > b'9'.
+    let low = word & !HIGHS;
+    low.wrapping_add(0x50 * ONES) & !low.wrapping_add(0x46 * ONES) & !word & HIGHS
 }
 
 /// Whether a message holds what framing looks for beyond the head of a
@@ -259,6 +284,27 @@ mod tests {
                 usize::from(templates.templates.iter().map(|t| t.used).max() != before && before.is_some());
         }
         fitted
+    }
+
+    #[test]
+    fn digits_are_found_in_every_byte_of_a_word() {
+        for b in 0..=255u8 {
+            let word = u64::from_le_bytes([b'x', b, b'7', 0xff, b, b'/', b':', b]);
+            let expected = [
+                false,
+                b.is_ascii_digit(),
+                true,
+                false,
+                b.is_ascii_digit(),
+                false,
+                false,
+                b.is_ascii_digit(),
+            ];
+            let found = digit_bytes(word);
+            for (i, &digit) in expected.iter().enumerate() {
+                assert_eq!(found >> (i * 8) & 0xff == 0x80, digit, "byte {b:#x} at {i}");
+            }
+        }
     }
 
     #[test]
