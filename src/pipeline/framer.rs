@@ -1,10 +1,10 @@
-//! Framing on a thread of its own, for text read in batch mode.
-//!
-//! Reading, framing and classifying a line cost about as much as grouping
-//! it and judging its event, so a file is read and framed on one thread
-//! while the other groups and judges. The framing thread hands lines over
-//! in [`FramedBatch`]es: their text in one buffer, each record as
-//! [`RecordSpans`] into it. Used batches come back, so their buffers are
+//! Framing text a batch of lines at a time, for batch mode: on the
+//! reading thread for a small source, on a thread of its own for a large
+//! one (reading, framing and classifying a line cost about as much as
+//! grouping it and judging its event). Lines are handed over in
+//! [`FramedBatch`]es: their text in one buffer, each record as
+//! [`RecordSpans`] into it, with its class and whether it is an event of
+//! one record by itself. Used batches come back, so their buffers are
 //! reused and memory stays bounded.
 
 use std::io::{self, BufRead};

@@ -9,10 +9,15 @@
 //! same records as text lines, with the journal fields as the transport
 //! layer; their MESSAGE is what reports show.
 //!
-//! In batch mode a text source is read and framed on a thread of its own
-//! ([`framer`]) while this one groups lines into events and hands them on.
-//! A followed input (`logdiag watch`) is read by the same code on a thread
-//! of its own ([`follow`]), its events handed on as they come.
+//! In batch mode text is framed a batch of lines at a time (for a large
+//! source on a thread of its own, [`framer`], while this one groups lines
+//! into events and hands them on). Most lines of a serving log are an event
+//! of one record by themselves: the framer marks them, and they reach the
+//! sink as records ([`EventSink::take_record`]) without being grouped. A
+//! followed input (`logdiag watch`) is read a line at a time on a thread of
+//! its own ([`follow`]), its events handed on as they come. Lines are
+//! framed by their likeness to earlier lines where they can be
+//! ([`crate::framing::Templates`]).
 
 mod escapes;
 pub mod follow;
