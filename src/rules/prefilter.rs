@@ -337,8 +337,13 @@ fn literal_bytes(hir: &Hir) -> Option<Vec<u8>> {
             let first = letters.next()?;
             let rest: Vec<char> = letters.collect();
             let one_letter = rest.iter().all(|c| c.eq_ignore_ascii_case(&first)) && rest.len() <= 1;
-            let ascii_count =
-                class.iter().map(|r| (r.start()..=r.end()).filter(char::is_ascii).count()).sum::<usize>();
+            // Counted range by range: a class such as `\S` spans a million
+            // characters.
+            let ascii_count = class
+                .iter()
+                .filter(|r| r.start().is_ascii())
+                .map(|r| r.end().min('\x7f') as usize - r.start() as usize + 1)
+                .sum::<usize>();
             (one_letter && ascii_count <= 2 && first.is_ascii_alphanumeric())
                 .then(|| vec![first.to_ascii_lowercase() as u8])
         }
