@@ -129,4 +129,35 @@ mod tests {
         }
         assert!(compared > 100, "only {compared} fixtures read");
     }
+
+    #[test]
+    fn lines_that_may_continue_a_record_are_grouped_with_it() {
+        // Bare lines after an asyncio announcement, indented bare lines,
+        // a native stack line after a record, a bare line after a journal
+        // line, and a traceback under a warning: each must reach the judge
+        // in the event the grouper makes, with or without events.
+        let log = "\
+[2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1, #token: 1, gen throughput (token/s): 1.00, #queue-req: 0
+Task exception was never retrieved
+future: <Task finished name='Task-3' coro=<serve() done>>
+Traceback (most recent call last):
+  File \"/a.py\", line 3, in serve
+RuntimeError: CUDA error: an illegal memory access was encountered
+[2026-05-25 08:10:01 TP0] Decode batch. #running-req: 1, #token: 2, gen throughput (token/s): 1.00, #queue-req: 0
+a bare line of text
+    an indented bare line
+May 25 08:10:02 gpu01 python3[12]: RuntimeError: NCCL error: unhandled system error
+frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x1f
+May 25 08:10:03 gpu01 python3[12]: some line
+bare after a journal line
+[2026-05-25 08:10:04 TP0] WARNING: the scheduler failed
+Traceback (most recent call last):
+  File \"/b.py\", line 9, in run
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB
+";
+        let rules = RuleSet::builtin().unwrap();
+        let without = diagnosis(&rules, log.as_bytes(), Records::WithoutEvents);
+        assert_eq!(without, diagnosis(&rules, log.as_bytes(), Records::AsEvents));
+        assert!(without.contains("rule: Some(\"cuda.illegal-memory-access\")"), "{without}");
+    }
 }

@@ -219,7 +219,7 @@ impl Grouper {
             }));
             return;
         }
-        let key = if record.is_bare() { self.last_key.unwrap_or(0) } else { stream_key(record) };
+        let key = self.key_of(record);
         if Some(key) != self.last_key && !record.is_bare() {
             self.close_single_records(Some(key));
         }
@@ -293,11 +293,34 @@ impl Grouper {
         self.open.iter().all(|o| o.state == State::Single)
     }
 
-    /// Closes the open one-record events (a record of some stream came
-    /// that closes them all, as it would if it were pushed); they can then
-    /// be taken with [`Grouper::pop`].
-    pub fn close_records(&mut self) {
+    /// Whether `record` (of class `kind`), pushed now, would continue an
+    /// open event.
+    pub fn continues_open(&self, record: &Record<'_>, kind: LineKind) -> bool {
+        let key = self.key_of(record);
+        self.open
+            .iter()
+            .find(|o| o.key == key)
+            .is_some_and(|open| continuation(open, record, record.message, kind).is_some())
+    }
+
+    /// Takes line `number`, a record that is an event by itself and is
+    /// handed on without being grouped: the open one-record events end
+    /// (they can then be taken with [`Grouper::pop`]), and the stream of a
+    /// bare line after it is this record's, as if it had been pushed.
+    pub fn pass_record(&mut self, number: u64, record: &Record<'_>) {
         self.close_single_records(None);
+        self.last_key = Some(self.key_of(record));
+        self.lines_seen = number;
+    }
+
+    /// The stream a record belongs to: its own, or for a bare line the
+    /// stream of the line before it.
+    fn key_of(&self, record: &Record<'_>) -> u64 {
+        if record.is_bare() {
+            self.last_key.unwrap_or(0)
+        } else {
+            stream_key(record)
+        }
     }
 
     /// Whether the grouper has no used event to reuse.
@@ -440,21 +463,24 @@ impl Grouper {
 /// record that no traceback, dump or panic starts from.
 pub fn opens_record(record: &Record<'_>, kind: LineKind) -> bool {
     kind == LineKind::Other
-        && !record.is_bare()
         && record.separator.is_none()
         && !record.message.starts_with("Fatal Python error:")
         && traceback::panic_header(record.message).is_none()
 }
 
-/// Whether `record` (of class `kind`), coming after an event that
-/// [`opens_record`], cannot continue it, whatever its stream: so that
-/// event is one line, complete.
-pub fn ends_record(record: &Record<'_>, kind: LineKind) -> bool {
-    // See `continuation`: a record in `State::Single` takes only bare
-    // lines, native stack lines and a traceback header under its origin.
+/// Whether `record` (of class `kind`), coming right after a record that
+/// [`opens_record`], cannot continue its event: so that event is one line,
+/// complete. `after_announcer`: that record announces an asyncio report
+/// ([`traceback::announces_asyncio_traceback`]), which takes bare lines.
+pub fn ends_record(record: &Record<'_>, kind: LineKind, after_announcer: bool) -> bool {
+    // See `continuation`: a record in `State::Single` takes native stack
+    // lines, a traceback header (under its origin, or bare after a
+    // warning), and bare lines that are indented or follow an announcer.
+    if record.separator.is_some() || matches!(kind, LineKind::NativeFrame | LineKind::Header) {
+        return false;
+    }
     !record.is_bare()
-        && record.separator.is_none()
-        && !matches!(kind, LineKind::NativeFrame | LineKind::Header)
+        || (!after_announcer && kind != LineKind::Source && !record.message.starts_with([' ', '\t']))
 }
 
 impl Event {

@@ -11,7 +11,7 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::{without_escapes, ReadSummary};
-use crate::events::traceback::{classify, Place};
+use crate::events::traceback::{announces_asyncio_traceback, classify, Place};
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{Framed, Templates};
@@ -42,6 +42,8 @@ struct FramedLine {
     kind: LineKind,
     /// The line is one record that may make a one-line event.
     lone: bool,
+    /// The line announces an asyncio report (it takes bare lines).
+    announces: bool,
     /// The line is a one-line event: it is [`FramedLine::lone`] and the
     /// next line cannot continue it (see [`super::lone_record`]).
     whole: bool,
@@ -57,11 +59,13 @@ impl FramedBatch {
             self.embedded.push((self.lines.len(), embedded, kind));
         }
         let kind = classify(framed.first.message, Place::Outside);
-        let (lone, ends) = super::lone_record(line, framed, kind);
+        let after_announcer = self.lines.last().is_some_and(|l| l.announces);
+        let (lone, ends) = super::lone_record(line, framed, kind, after_announcer);
         if let Some(before) = self.lines.last_mut() {
             before.whole = before.lone && ends;
         }
-        self.lines.push(FramedLine { number, offset, text, record, kind, lone, whole: false });
+        let announces = lone && announces_asyncio_traceback(framed.first.message);
+        self.lines.push(FramedLine { number, offset, text, record, kind, lone, announces, whole: false });
     }
 
     /// Empties the batch, keeping its buffers.

@@ -313,7 +313,10 @@ fn push_framed(
     }
     feeder.end_partial()?;
     on_line(number, framed.first.formats);
-    if kinds.is_some_and(|k| k.whole) && feeder.grouper.holds_only_records() {
+    let whole = kinds.is_some_and(|k| k.whole)
+        && feeder.grouper.holds_only_records()
+        && !feeder.grouper.continues_open(&framed.first, kinds.map_or(LineKind::Other, |k| k.first));
+    if whole {
         return feeder.push_whole_record(number, offset, text, &framed.first);
     }
     // journalctl prints a binary message as `[1.2K blob data]` (without
@@ -336,10 +339,11 @@ fn push_framed(
 
 /// Whether a framed line is text of one record that may make a one-line
 /// event ([`events::opens_record`]), and whether it ends the one-line
-/// event of a line before it ([`events::ends_record`]). A line read some
-/// other way (a JSON record, a blob placeholder, a syslog record with
-/// escaped newlines) is neither.
-fn lone_record(text: &str, framed: &Framed<'_>, kind: LineKind) -> (bool, bool) {
+/// event of the line before it ([`events::ends_record`]; `after_announcer`:
+/// that line announces an asyncio report). A line read some other way (a
+/// JSON record, a blob placeholder, a syslog record with escaped
+/// newlines) is neither.
+fn lone_record(text: &str, framed: &Framed<'_>, kind: LineKind, after_announcer: bool) -> (bool, bool) {
     let record = &framed.first;
     let other_reading = json_line::may_be_json(text)
         || is_blob_placeholder(record.message)
@@ -347,7 +351,8 @@ fn lone_record(text: &str, framed: &Framed<'_>, kind: LineKind) -> (bool, bool) 
     if other_reading {
         return (false, false);
     }
-    (framed.embedded.is_none() && events::opens_record(record, kind), events::ends_record(record, kind))
+    let lone = framed.embedded.is_none() && events::opens_record(record, kind);
+    (lone, events::ends_record(record, kind, after_announcer))
 }
 
 /// journalctl's stand-in for a binary message: `[512B blob data]`,
@@ -564,7 +569,7 @@ impl Feeder<'_> {
         text: &str,
         record: &Record<'_>,
     ) -> io::Result<()> {
-        self.grouper.close_records();
+        self.grouper.pass_record(number, record);
         while let Some(event) = self.grouper.pop() {
             self.sink.take(event)?;
         }
@@ -764,6 +769,59 @@ mod tests {
             "Traceback:\n  File \"a.py\"\tx #1 #0x"
         );
         assert_eq!(unescape_syslog("café #012"), "café \n");
+    }
+
+    /// The events of `text` read a line at a time, as a followed input is
+    /// (every line grouped).
+    fn events_line_by_line(text: &str) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut sink = Borrowing::new(|event: &Event| {
+            events.push(event.clone());
+            Ok(())
+        });
+        let mut session = Session::following(&mut sink);
+        session.read(text.as_bytes(), &mut |_, _| {}).unwrap();
+        session.finish().unwrap();
+        events
+    }
+
+    #[test]
+    fn lines_handed_on_without_grouping_make_the_events_grouping_makes() {
+        let log = "\
+[2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1, #token: 1, #queue-req: 0
+Future exception was never retrieved
+future: <Future finished exception=RuntimeError('engine died')>
+[2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1, #token: 3, #queue-req: 0
+Task exception was never retrieved
+future: <Task finished name='Task-3' coro=<serve() done>>
+Traceback (most recent call last):
+  File \"/a.py\", line 3, in serve
+RuntimeError: CUDA error: an illegal memory access was encountered
+[2026-05-25 08:10:01 TP0] Decode batch. #running-req: 1, #token: 2, #queue-req: 0
+a bare line of text
+    an indented bare line
+\tand a tabbed one
+May 25 08:10:02 gpu01 python3[12]: RuntimeError: NCCL error: unhandled system error
+frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x1f
+May 25 08:10:03 gpu01 python3[12]: some line
+bare after a journal line
+May 25 08:10:03 gpu01 python3[12]: another line
+  File \"/c.py\", line 1, in f
+[2026-05-25 08:10:04 TP0] WARNING: the scheduler failed
+Traceback (most recent call last):
+  File \"/b.py\", line 9, in run
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB
+[2026-05-25 08:10:05 TP0] ERROR:    Exception in ASGI application
+";
+        let batched = events_of(log);
+        assert_eq!(batched, events_line_by_line(log));
+        // The asyncio report is one event: announcement, context, traceback.
+        let report =
+            batched.iter().find(|e| e.lines[0].message() == "Task exception was never retrieved").unwrap();
+        assert_eq!(report.lines.len(), 5);
+        let future =
+            batched.iter().find(|e| e.lines[0].message() == "Future exception was never retrieved").unwrap();
+        assert_eq!(future.lines.len(), 2);
     }
 
     #[test]
