@@ -114,13 +114,24 @@ impl Layout {
         }
     }
 
-    /// Whether byte `at` lies in a field that names the writer (a digit
-    /// there is part of a name, not of a clock).
-    fn names_writer(&self, at: usize) -> bool {
-        [self.host, self.identifier, self.process, self.ranks, self.origin]
-            .iter()
-            .flatten()
-            .any(|&(start, end)| start as usize <= at && at < end as usize)
+    /// For each byte of the template's share of `line`, whether a digit
+    /// there names the writer: it lies in a field that names it, or in
+    /// its pid as printed in the prefix.
+    fn fixed_digits(&self, line: &[u8]) -> Vec<bool> {
+        let mut fixed = vec![false; self.end()];
+        for (start, end) in
+            [self.host, self.identifier, self.process, self.ranks, self.origin].into_iter().flatten()
+        {
+            let end = (end as usize).min(fixed.len());
+            fixed[(start as usize).min(end)..end].iter_mut().for_each(|f| *f = true);
+        }
+        if let Some(pid) = self.pid {
+            let pid = pid.to_string();
+            for at in memchr::memmem::find_iter(&line[..self.message_at], pid.as_bytes()) {
+                fixed[at..at + pid.len()].iter_mut().for_each(|f| *f = true);
+            }
+        }
+        fixed
     }
 }
 
@@ -144,25 +155,28 @@ struct Template {
 
 impl Template {
     /// The template of two lines framed alike (`layout`), if they differ
-    /// only in digits, outside the fields that name their writer.
+    /// only in digits, outside the fields that name their writer. Every
+    /// digit of the line outside those fields (and its pid) may differ in
+    /// a line that fits: a clock that did not move between the two lines
+    /// moves later.
     fn of(layout: Layout, earlier: &[u8], line: &[u8]) -> Option<Template> {
         let end = layout.end();
         if earlier.len() < end || line.len() < end {
             return None;
         }
+        let fixed = layout.fixed_digits(line);
         let words = end.div_ceil(8);
         let (mut same, mut digits) = (vec![0u64; words], vec![0u64; words]);
         for at in 0..end {
             let shift = (at % 8) * 8;
-            if earlier[at] == line[at] {
-                same[at / 8] |= 0xff << shift;
-                continue;
-            }
             let both_digits = earlier[at].is_ascii_digit() && line[at].is_ascii_digit();
-            if !both_digits || layout.names_writer(at) {
+            if both_digits && !fixed[at] {
+                digits[at / 8] |= 0x80 << shift;
+            } else if earlier[at] == line[at] {
+                same[at / 8] |= 0xff << shift;
+            } else {
                 return None;
             }
-            digits[at / 8] |= 0x80 << shift;
         }
         let words = (0..words).map(|i| word_at(line, i * 8, end)).collect();
         Some(Template { layout, words, same, digits, len: end, used: 0 })
@@ -217,6 +231,8 @@ pub struct Templates {
     recent: Vec<(Layout, Vec<u8>)>,
     /// Lines framed so far (the templates' clock).
     lines: u64,
+    /// The template that fitted last.
+    last: usize,
 }
 
 impl Templates {
@@ -225,7 +241,18 @@ impl Templates {
     pub fn frame<'a>(&mut self, line: &'a str) -> Framed<'a> {
         self.lines += 1;
         let bytes = line.as_bytes();
-        if let Some(template) = self.templates.iter_mut().find(|t| t.fits(bytes)) {
+        // The template used last is tried first: a server's lines come in
+        // runs of one kind.
+        let last = self.last;
+        let fitting = self
+            .templates
+            .get(last)
+            .filter(|t| t.fits(bytes))
+            .map(|_| last)
+            .or_else(|| (0..self.templates.len()).find(|&i| i != last && self.templates[i].fits(bytes)));
+        if let Some(index) = fitting {
+            self.last = index;
+            let template = &mut self.templates[index];
             template.used = self.lines;
             let framed = Framed { first: template.layout.record(line), embedded: None };
             debug_assert_eq!(framed, frame_line(line), "framed by a template: {line:?}");
@@ -316,6 +343,22 @@ mod tests {
             "[2026-05-25 08:10:03 TP0] Decode batch. #running-req: 1, #token: 1, token usage: 0.01",
         ];
         assert_eq!(by_templates(&lines), 2);
+    }
+
+    #[test]
+    fn a_clock_that_stood_still_while_learning_may_move() {
+        let mut templates = Templates::default();
+        let a =
+            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1";
+        let b =
+            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 2";
+        let later =
+            "May 25 09:59:59 gpu01 python3[1234]: [2026-05-25 09:59:59 TP0] Decode batch. #running-req: 3";
+        for line in [a, b] {
+            templates.frame(line);
+        }
+        assert!(templates.templates[0].fits(later.as_bytes()));
+        assert_eq!(templates.frame(later), frame_line(later));
     }
 
     #[test]
