@@ -3,15 +3,17 @@
 //! A server writes a few kinds of lines millions of times (batch
 //! statistics, access lines), each under the same prefixes with only the
 //! clock moving. Two lines framed alike whose prefixes (and the first
-//! [`HEAD_OF_MESSAGE`] bytes of their messages) differ only in some digits
-//! make a template: a later line with the same bytes at every other place,
-//! and digits at those, frames the same way, its fields at the same
-//! places. [`Templates::frame`] frames such a line by comparing bytes, and
-//! any other with [`frame_line`], learning from it.
+//! [`HEAD_OF_MESSAGE`] bytes of their messages) differ only in digits
+//! make a template: a later line with the same bytes everywhere but at the
+//! template's digits, and any digits there, frames the same way, its
+//! fields at the same places. Digits that name the writer (in its host,
+//! identifier, process or rank fields, or its pid as printed) are not
+//! free. [`Templates::frame`] frames a line that fits a template by
+//! comparing bytes, and any other with [`frame_line`], learning from it.
 //!
 //! The parsers that framing runs read a line from its start and decide on
 //! what they see up to a little way into the message, and none of them
-//! reads the value of a digit in a clock: so a line that matches a
+//! reads the value of a digit but in a pid: so a line that fits a
 //! template gives the framing of the template's own line, moved to it. A
 //! debug build checks every line framed this way against [`frame_line`].
 
