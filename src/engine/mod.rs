@@ -111,6 +111,7 @@ impl<'r> Engine<'r> {
     pub fn done_reading(&mut self) {
         self.matches = Vec::new();
         self.scratch = MatchScratch::default();
+        self.record_event = None;
     }
 
     /// Starts a new source; following events belong to it.
