@@ -147,8 +147,7 @@ impl Prefilter {
             memo.resize(MEMO_SLOTS, MemoSlot::default());
         }
         let slot = &mut memo[hash as usize & (MEMO_SLOTS - 1)];
-        let same =
-            slot.hash == hash && slot.len == len && slot.shape.iter().zip(shape.iter()).all(|(a, b)| a == b);
+        let same = slot.hash == hash && slot.len == len && slot.shape[..] == shape[..];
         if !same {
             self.search(shape_bytes(shape, len, bytes), searches, bits, &mut slot.candidates);
             slot.hash = hash;
