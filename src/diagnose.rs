@@ -9,7 +9,7 @@ use std::io::{self, BufRead};
 use crate::engine::Engine;
 use crate::events::Event;
 use crate::framing::Record;
-use crate::pipeline::{read_parts, EventSink};
+use crate::pipeline::{read_parts, EventSink, Spares};
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
@@ -47,7 +47,7 @@ fn feed_parts_by<R: BufRead + Send>(
     records: Records,
 ) -> io::Result<()> {
     engine.begin_source(name);
-    let read = read_parts(name, parts, &mut Judging { engine, used: Vec::new(), records })?;
+    let read = read_parts(name, parts, &mut Judging { engine, used: Spares::default(), records })?;
     for (part, first, reversed) in read.parts {
         engine.begin_part(&part, first, reversed);
     }
@@ -67,22 +67,15 @@ fn feed_parts_by<R: BufRead + Send>(
 /// a line that is an event by itself without one being made.
 struct Judging<'e, 'r> {
     engine: &'e mut Engine<'r>,
-    /// Judged events, kept for the grouper to reuse (boxed, as the
-    /// grouper hands them out).
-    #[allow(clippy::vec_box)]
-    used: Vec<Box<Event>>,
+    /// Judged events, kept for the grouper to reuse.
+    used: Spares,
     records: Records,
 }
-
-/// Judged events kept for reuse.
-const SPARE_EVENTS: usize = 64;
 
 impl EventSink for Judging<'_, '_> {
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
         self.engine.feed(&event);
-        if self.used.len() < SPARE_EVENTS {
-            self.used.push(event);
-        }
+        self.used.keep(event);
         Ok(())
     }
 
@@ -100,7 +93,7 @@ impl EventSink for Judging<'_, '_> {
     }
 
     fn spare(&mut self) -> Option<Box<Event>> {
-        self.used.pop()
+        self.used.take()
     }
 }
 

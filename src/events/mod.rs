@@ -379,22 +379,8 @@ impl Grouper {
                 None => (EventKind::Record, State::Single, LineRole::Text),
             },
         };
-        let mut event = self.spare.pop().unwrap_or_else(|| {
-            Box::new(Event {
-                kind: event_kind,
-                stream: Stream::default(),
-                lines: Vec::with_capacity(1),
-                cut_by_end: false,
-                missing_exception: false,
-            })
-        });
-        event.stream.fill(record, text);
-        let buffer = event.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
-        event.lines.clear();
-        event.lines.push(line_into(buffer, number, offset, text, record, role));
-        event.kind = event_kind;
-        event.cut_by_end = false;
-        event.missing_exception = role != LineRole::Exception && event_kind == EventKind::Traceback;
+        let mut event = self.spare.pop().unwrap_or_else(Event::empty);
+        event.open(event_kind, number, offset, text, record, role);
         (event, state)
     }
 
@@ -488,13 +474,27 @@ impl Event {
     /// (at byte `offset`, full text `text`), as the grouper would make it
     /// from a record that [`opens_record`]; its buffers are reused.
     pub fn set_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+        self.open(EventKind::Record, number, offset, text, record, LineRole::Text);
+    }
+
+    /// Makes this event one of `kind` whose first line is `record` in
+    /// `role`, reusing its buffers.
+    fn open(
+        &mut self,
+        kind: EventKind,
+        number: u64,
+        offset: u64,
+        text: &str,
+        record: &Record<'_>,
+        role: LineRole,
+    ) {
         self.stream.fill(record, text);
         let buffer = self.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
         self.lines.clear();
-        self.lines.push(line_into(buffer, number, offset, text, record, LineRole::Text));
-        self.kind = EventKind::Record;
+        self.lines.push(line_into(buffer, number, offset, text, record, role));
+        self.kind = kind;
         self.cut_by_end = false;
-        self.missing_exception = false;
+        self.missing_exception = role != LineRole::Exception && kind == EventKind::Traceback;
     }
 
     /// An empty record, to be filled with [`Event::set_record`].

@@ -27,6 +27,7 @@ mod transport;
 mod wrapper;
 
 pub use journal::JournalFields;
+pub(crate) use scan::digit_bytes;
 pub use template::Templates;
 
 use std::fmt;

@@ -132,3 +132,40 @@ impl<'a> Scan<'a> {
         ok
     }
 }
+
+/// 0x80 in each byte of `word` (eight bytes at a time) that is an ASCII
+/// digit.
+pub fn digit_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // With each byte's high bit cleared no addition carries into the next
+    // byte: adding 0x50 sets it iff the byte is >= b'0', 0x46 iff > b'9'.
+    let low = word & !HIGHS;
+    low.wrapping_add(0x50 * ONES) & !low.wrapping_add(0x46 * ONES) & !word & HIGHS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_are_found_in_every_byte_of_a_word() {
+        for b in 0..=255u8 {
+            let word = u64::from_le_bytes([b'x', b, b'7', 0xff, b, b'/', b':', b]);
+            let expected = [
+                false,
+                b.is_ascii_digit(),
+                true,
+                false,
+                b.is_ascii_digit(),
+                false,
+                false,
+                b.is_ascii_digit(),
+            ];
+            let found = digit_bytes(word);
+            for (i, &digit) in expected.iter().enumerate() {
+                assert_eq!(found >> (i * 8) & 0xff == 0x80, digit, "byte {b:#x} at {i}");
+            }
+        }
+    }
+}

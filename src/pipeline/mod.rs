@@ -38,7 +38,7 @@ use crate::input::Reversal;
 use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
-pub use sink::{Borrowing, EventSink};
+pub use sink::{Borrowing, EventSink, Spares};
 
 /// What reading a source met along the way.
 #[derive(Debug, Default)]

@@ -37,30 +37,46 @@ pub trait EventSink {
     }
 }
 
+/// Used events kept for the grouper to reuse, up to [`SPARE_EVENTS`].
+#[derive(Default)]
+pub struct Spares(Vec<Box<Event>>);
+
+impl Spares {
+    /// Keeps a used event, if there is room.
+    pub fn keep(&mut self, event: Box<Event>) {
+        if self.0.len() < SPARE_EVENTS {
+            self.0.push(event);
+        }
+    }
+
+    /// A kept event, if there is one.
+    pub fn take(&mut self) -> Option<Box<Event>> {
+        self.0.pop()
+    }
+}
+
 /// A callback that looks at each event in turn.
 pub struct Borrowing<F> {
     on_event: F,
-    used: Vec<Box<Event>>,
+    used: Spares,
 }
 
 impl<F: FnMut(&Event) -> io::Result<()>> Borrowing<F> {
     /// Calls `on_event` with each event.
     pub fn new(on_event: F) -> Self {
-        Borrowing { on_event, used: Vec::new() }
+        Borrowing { on_event, used: Spares::default() }
     }
 }
 
 impl<F: FnMut(&Event) -> io::Result<()>> EventSink for Borrowing<F> {
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
         (self.on_event)(&event)?;
-        if self.used.len() < SPARE_EVENTS {
-            self.used.push(event);
-        }
+        self.used.keep(event);
         Ok(())
     }
 
     fn spare(&mut self) -> Option<Box<Event>> {
-        self.used.pop()
+        self.used.take()
     }
 }
 

@@ -318,7 +318,7 @@ impl RuleSet {
         }
         if let Some(exception) = &m.exception {
             // Only a traceback's lines name an exception.
-            let (event, index) = facts.event?;
+            let (event, index) = (facts.event?, facts.index);
             if !matches!(event.lines[index].role, LineRole::Exception | LineRole::ExceptionText) {
                 return None;
             }
@@ -334,7 +334,7 @@ impl RuleSet {
             }
         }
         if let Some(frame) = &m.frame {
-            let (event, _) = facts.event?;
+            let event = facts.event?;
             let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
             if !any {
                 return None;
@@ -370,7 +370,7 @@ struct LineFacts<'a> {
     index: usize,
     /// The line's event, when it was grouped into one (a one-line record
     /// need not be: it has no frames and no exception).
-    event: Option<(&'a Event, usize)>,
+    event: Option<&'a Event>,
 }
 
 impl<'a> LineFacts<'a> {
@@ -382,7 +382,7 @@ impl<'a> LineFacts<'a> {
             formats: line.formats,
             identifier: event.identifier(),
             index,
-            event: Some((event, index)),
+            event: Some(event),
         }
     }
 }

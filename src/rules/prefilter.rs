@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, BuildError, MatchKind};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+use crate::framing::digit_bytes;
+
 /// Shortest literal worth searching for; shorter ones match too often.
 const MIN_LITERAL: usize = 3;
 /// Most literals one rule may contribute (large alternations give up).
@@ -234,17 +236,7 @@ fn shape_bytes<'b>(shape: &[u64], len: usize, bytes: &'b mut Vec<u8>) -> &'b [u8
 /// Shapes the bytes of a word: each ASCII digit becomes [`DIGIT`], every
 /// other byte stays.
 fn shape_word(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // With each byte's high bit cleared no addition below carries into
-    // the next byte; a byte with its high bit set is never a digit.
-    let low = word & !HIGHS;
-    // The high bit is set by adding 0x50 iff the byte is >= 0x30, and by
-    // adding 0x46 iff it is >= 0x3a.
-    let at_least_zero = low.wrapping_add(0x50 * ONES);
-    let above_nine = low.wrapping_add(0x46 * ONES);
-    let digits = at_least_zero & !above_nine & !word & HIGHS;
-    word | ((digits >> 7) * 0xff)
+    word | ((digit_bytes(word) >> 7) * 0xff)
 }
 
 /// The shape of a literal (see [`shape_word`]).
