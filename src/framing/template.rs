@@ -184,18 +184,24 @@ impl Template {
         Some(Template { layout, words, same, digits, len: end, used: 0 })
     }
 
-    /// Whether `line` is framed as this template's lines are.
-    fn fits(&self, line: &[u8]) -> bool {
+    /// Whether `line` is framed as this template's lines are (`unmarked`:
+    /// it is known to hold no `%` and no carriage return).
+    fn fits(&self, line: &[u8], unmarked: bool) -> bool {
         if line.len() <= self.len {
             return false;
         }
-        for (i, &word) in self.words.iter().enumerate() {
-            let held = word_at(line, i * 8, self.len);
+        // Last word first: the head of the message tells most kinds of
+        // line apart, while their prefixes differ only in the clock.
+        for (i, &word) in self.words.iter().enumerate().rev() {
+            // Bytes past the template's share are masked out, so a whole
+            // word of the (longer) line may be read.
+            let held = word_at(line, i * 8, line.len());
             if (held ^ word) & self.same[i] != 0 || digit_bytes(held) & self.digits[i] != self.digits[i] {
                 return false;
             }
         }
-        !needs_whole_framing(&line[self.layout.message_at..])
+        let message = &line[self.layout.message_at..];
+        !(if unmarked { has_ray_suffix(message) } else { needs_whole_framing(message) })
     }
 }
 
@@ -212,7 +218,12 @@ fn word_at(bytes: &[u8], at: usize, end: usize) -> u64 {
 /// message: a record starting mid-line (after a progress bar or a carriage
 /// return), or Ray's deduplication suffix.
 fn needs_whole_framing(message: &[u8]) -> bool {
-    memchr::memchr2(b'%', b'\r', message).is_some() || message.ends_with(b"x across cluster]")
+    memchr::memchr2(b'%', b'\r', message).is_some() || has_ray_suffix(message)
+}
+
+/// Whether a message ends in Ray's deduplication suffix.
+fn has_ray_suffix(message: &[u8]) -> bool {
+    message.ends_with(b"x across cluster]")
 }
 
 /// The templates of one input, learnt as it is read.
@@ -231,17 +242,26 @@ impl Templates {
     /// Frames `line`: by a template it fits, or in full (and then it may
     /// make a template with a line framed before it).
     pub fn frame<'a>(&mut self, line: &'a str) -> Framed<'a> {
+        self.frame_marked_or_not(line, false)
+    }
+
+    /// Frames `line`, which its reader found to hold no `%` and no
+    /// carriage return (so it is not searched for them again).
+    pub fn frame_unmarked<'a>(&mut self, line: &'a str) -> Framed<'a> {
+        debug_assert!(memchr::memchr2(b'%', b'\r', line.as_bytes()).is_none());
+        self.frame_marked_or_not(line, true)
+    }
+
+    fn frame_marked_or_not<'a>(&mut self, line: &'a str, unmarked: bool) -> Framed<'a> {
         self.lines += 1;
         let bytes = line.as_bytes();
         // The template used last is tried first: a server's lines come in
         // runs of one kind.
         let last = self.last;
-        let fitting = self
-            .templates
-            .get(last)
-            .filter(|t| t.fits(bytes))
-            .map(|_| last)
-            .or_else(|| (0..self.templates.len()).find(|&i| i != last && self.templates[i].fits(bytes)));
+        let fitting =
+            self.templates.get(last).filter(|t| t.fits(bytes, unmarked)).map(|_| last).or_else(|| {
+                (0..self.templates.len()).find(|&i| i != last && self.templates[i].fits(bytes, unmarked))
+            });
         if let Some(index) = fitting {
             self.last = index;
             let template = &mut self.templates[index];
@@ -296,7 +316,7 @@ mod tests {
         let mut templates = Templates::default();
         let mut fitted = 0;
         for line in lines {
-            fitted += usize::from(templates.templates.iter().any(|t| t.fits(line.as_bytes())));
+            fitted += usize::from(templates.templates.iter().any(|t| t.fits(line.as_bytes(), false)));
             assert_eq!(templates.frame(line), frame_line(line), "{line}");
         }
         fitted
@@ -325,7 +345,7 @@ mod tests {
         for line in [a, b] {
             templates.frame(line);
         }
-        assert!(templates.templates[0].fits(later.as_bytes()));
+        assert!(templates.templates[0].fits(later.as_bytes(), false));
         assert_eq!(templates.frame(later), frame_line(later));
     }
 
@@ -347,10 +367,10 @@ mod tests {
         }
         assert_eq!(templates.templates.len(), 1);
         for line in [other_pid, other_rank] {
-            assert!(!templates.templates[0].fits(line.as_bytes()), "{line}");
+            assert!(!templates.templates[0].fits(line.as_bytes(), false), "{line}");
             assert_eq!(templates.frame(line), frame_line(line));
         }
-        assert!(templates.templates.iter().any(|t| t.fits(same.as_bytes())));
+        assert!(templates.templates.iter().any(|t| t.fits(same.as_bytes(), false)));
         assert_eq!(templates.frame(same), frame_line(same));
     }
 
@@ -366,7 +386,7 @@ mod tests {
             "[2026-05-25 08:10:02 TP0] Capturing batches (bs=2 avail_mem=20.3 GB) [repeated 3x across cluster]",
             "[2026-05-25 08:10:02 TP0] Capturing batc",
         ] {
-            assert!(!templates.templates[0].fits(line.as_bytes()), "{line}");
+            assert!(!templates.templates[0].fits(line.as_bytes(), false), "{line}");
             assert_eq!(templates.frame(line), frame_line(line));
         }
     }

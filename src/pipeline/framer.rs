@@ -163,8 +163,15 @@ pub fn frame_batches<R: BufRead>(
     let mut templates = Templates::default();
     let mut going = true;
     let read = lines.for_each_line(|line| {
-        let text = without_escapes(&line.text);
-        batch.push(line.number, line.offset, &text, &templates.frame(&text));
+        // One search tells most lines apart from those that need more:
+        // no escape sequence to strip, no progress bar or carriage return.
+        let unmarked = memchr::memchr3(0x1b, b'%', b'\r', line.text.as_bytes()).is_none();
+        if unmarked {
+            batch.push(line.number, line.offset, &line.text, &templates.frame_unmarked(&line.text));
+        } else {
+            let text = without_escapes(&line.text);
+            batch.push(line.number, line.offset, &text, &templates.frame(&text));
+        }
         if batch.is_full() {
             going = full(&mut batch);
         }
