@@ -26,7 +26,7 @@ use crate::framing::{Format, FormatSet, Level, Record};
 pub use category::Category;
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
-use prefilter::Candidate;
+use prefilter::{Candidate, Known};
 use regex_syntax::hir::{Hir, HirKind};
 
 crate::named_enum! {
@@ -273,11 +273,12 @@ impl RuleSet {
             return;
         }
         let skip_ready = scratch.skip_ready;
-        for candidate in self.prefilter.candidates(facts.message, &mut scratch.candidates) {
+        let shaped = self.prefilter.candidates(facts.message, &mut scratch.candidates);
+        for candidate in shaped.candidates {
             if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
                 continue;
             }
-            if let Some(m) = self.match_line(candidate, facts) {
+            if let Some(m) = self.match_line(candidate, shaped.first, facts) {
                 out.push(m);
             }
         }
@@ -286,24 +287,29 @@ impl RuleSet {
     /// Matches only rule `rule` against `event` (used by rule self-tests).
     pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
         for index in 0..event.lines.len() {
-            let mut candidate = Candidate { rule, message: None, not: None };
-            if let Some(m) = self.match_line(&mut candidate, &LineFacts::of(event, index)) {
+            let mut candidate = Candidate::of(rule);
+            if let Some(m) = self.match_line(&mut candidate, &[], &LineFacts::of(event, index)) {
                 out.push(m);
             }
         }
     }
 
-    /// Matches a candidate rule against a line. The verdicts of its blind
-    /// regexes are recorded in `candidate`, which the prefilter remembers
-    /// for messages of the same shape.
-    fn match_line(&self, candidate: &mut Candidate, facts: &LineFacts<'_>) -> Option<LineMatch> {
+    /// Matches a candidate rule against a line. What its regexes' verdicts
+    /// tell of other messages of the same shape (`first` is the first
+    /// one) is recorded in `candidate`, which the prefilter remembers.
+    fn match_line(
+        &self,
+        candidate: &mut Candidate,
+        first: &[u8],
+        facts: &LineFacts<'_>,
+    ) -> Option<LineMatch> {
         let rule_index = candidate.rule;
         let rule = &self.rules[rule_index];
         let (message_blind, not_blind) = self.blind[rule_index];
         let m = &rule.matcher;
         let message = facts.message;
         if let Some(not) = &m.not {
-            if remembered(&mut candidate.not, not_blind, || not.is_match(message)) {
+            if verdict(&mut candidate.not, not_blind, not.get(), message, first) {
                 return None;
             }
         }
@@ -341,7 +347,7 @@ impl RuleSet {
             }
         }
         let regex = m.message.get();
-        if !remembered(&mut candidate.message, message_blind, || regex.is_match(message)) {
+        if !verdict(&mut candidate.message, message_blind, regex, message, first) {
             return None;
         }
         // Captures only when the rule names some (a slower search).
@@ -397,17 +403,32 @@ fn named_captures(hir: &Hir) -> bool {
     }
 }
 
-/// A verdict known from an earlier message of the same shape, or found
-/// now (and kept if it holds for the whole shape).
-fn remembered(known: &mut Option<bool>, blind: bool, find: impl FnOnce() -> bool) -> bool {
-    if let Some(verdict) = *known {
+/// Whether `regex` matches `message`: known from an earlier message of the
+/// same shape (`first` is the first one), or found now, and then recorded
+/// in `known` if it tells of other messages of the shape: any verdict of a
+/// `blind` regex; a match, by the bytes it spans, when `first` holds the
+/// same bytes there.
+fn verdict(known: &mut Known, blind: bool, regex: &regex::Regex, message: &str, first: &[u8]) -> bool {
+    match *known {
+        Known::Verdict(verdict) => return verdict,
+        Known::MatchedAt(start, end) => {
+            let span = start as usize..end as usize;
+            if message.as_bytes().get(span.clone()) == first.get(span) {
+                return true;
+            }
+        }
+        Known::Nothing => {}
+    }
+    if blind {
+        let verdict = regex.is_match(message);
+        *known = Known::Verdict(verdict);
         return verdict;
     }
-    let verdict = find();
-    if blind {
-        *known = Some(verdict);
+    let Some(found) = regex.find(message) else { return false };
+    if *known == Known::Nothing && first.get(found.range()) == Some(found.as_str().as_bytes()) {
+        *known = Known::MatchedAt(found.start() as u32, found.end() as u32);
     }
-    verdict
+    true
 }
 
 #[cfg(test)]

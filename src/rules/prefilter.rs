@@ -56,10 +56,43 @@ const MEMO_MAX_SHAPE: usize = 512;
 pub struct Candidate {
     /// Index of the rule.
     pub rule: usize,
-    /// Whether its message regex matches, once known for this shape.
-    pub message: Option<bool>,
-    /// Whether its `not` regex matches, once known for this shape.
-    pub not: Option<bool>,
+    /// What is known of its message regex on this shape.
+    pub message: Known,
+    /// What is known of its `not` regex on this shape.
+    pub not: Known,
+}
+
+impl Candidate {
+    /// A candidate of which nothing is known yet.
+    pub fn of(rule: usize) -> Self {
+        Candidate { rule, message: Known::Nothing, not: Known::Nothing }
+    }
+}
+
+/// What is known of a regex's verdict on the messages of one shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// Nothing yet.
+    Nothing,
+    /// The verdict on every message of the shape (the regex is
+    /// [`digit_blind`]).
+    Verdict(bool),
+    /// The regex matched these bytes of the shape's first message (see
+    /// [`Shaped::first`]): it matches every message of the shape that
+    /// holds the same bytes there. A match depends on the bytes it spans
+    /// and, through its assertions (`^`, `$`, `\b`), on where they lie and
+    /// on the kind of character around them, which a shape keeps.
+    MatchedAt(u32, u32),
+}
+
+/// The candidates of a message, and the first message of its shape, to
+/// which [`Known::MatchedAt`] refers (empty when shapes of its length are
+/// not remembered).
+pub struct Shaped<'s> {
+    /// The rules that may match, in rule order.
+    pub candidates: &'s mut [Candidate],
+    /// The first message of the shape that was searched.
+    pub first: &'s [u8],
 }
 
 /// Working memory for [`Prefilter::candidates`], one per reader. It
@@ -84,11 +117,13 @@ struct MemoSlot {
     len: usize,
     shape: Vec<u64>,
     candidates: Vec<Candidate>,
+    /// The message that was searched for this shape.
+    first: Vec<u8>,
 }
 
 impl Default for MemoSlot {
     fn default() -> Self {
-        MemoSlot { hash: 0, len: usize::MAX, shape: Vec::new(), candidates: Vec::new() }
+        MemoSlot { hash: 0, len: usize::MAX, shape: Vec::new(), candidates: Vec::new(), first: Vec::new() }
     }
 }
 
@@ -137,13 +172,13 @@ impl Prefilter {
     /// found in its shape, so no rule is lost; a few more may be tried.
     /// The candidates are remembered with their shape, so the verdicts of
     /// [`digit_blind`] regexes recorded in them hold for later messages.
-    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> &'s mut [Candidate] {
+    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> Shaped<'s> {
         let CandidateScratch { shape, bytes, bits, out, memo, searches } = scratch;
         let len = message.len();
         let hash = shape_words(message.as_bytes(), shape);
         if len > MEMO_MAX_SHAPE {
             self.search(shape_bytes(shape, len, bytes), searches, bits, out);
-            return out;
+            return Shaped { candidates: out, first: &[] };
         }
         if memo.is_empty() {
             memo.resize(MEMO_SLOTS, MemoSlot::default());
@@ -156,8 +191,10 @@ impl Prefilter {
             slot.len = len;
             slot.shape.clear();
             slot.shape.extend_from_slice(shape);
+            slot.first.clear();
+            slot.first.extend_from_slice(message.as_bytes());
         }
-        &mut slot.candidates
+        Shaped { candidates: &mut slot.candidates, first: &slot.first }
     }
 
     fn search(&self, shape: &[u8], searches: &mut u32, bits: &mut Vec<u64>, out: &mut Vec<Candidate>) {
@@ -182,7 +219,7 @@ impl Prefilter {
             let mut word = word;
             while word != 0 {
                 let rule = word_index * 64 + word.trailing_zeros() as usize;
-                out.push(Candidate { rule, message: None, not: None });
+                out.push(Candidate::of(rule));
                 word &= word - 1;
             }
         }
@@ -412,8 +449,8 @@ mod tests {
         assert!(!blind(r"(unclosed"));
     }
 
-    fn rules(candidates: &[Candidate]) -> Vec<usize> {
-        candidates.iter().map(|c| c.rule).collect()
+    fn rules(shaped: Shaped<'_>) -> Vec<usize> {
+        shaped.candidates.iter().map(|c| c.rule).collect()
     }
 
     #[test]
@@ -471,8 +508,10 @@ mod tests {
     fn verdicts_are_remembered_with_the_shape() {
         let filter = filter(&[r"batch \d+"]);
         let mut scratch = CandidateScratch::default();
-        filter.candidates("batch 12 done", &mut scratch)[0].message = Some(true);
-        assert_eq!(filter.candidates("batch 34 done", &mut scratch)[0].message, Some(true));
-        assert_eq!(filter.candidates("batch 345 done", &mut scratch)[0].message, None, "another shape");
+        filter.candidates("batch 12 done", &mut scratch).candidates[0].message = Known::Verdict(true);
+        let same = filter.candidates("batch 34 done", &mut scratch);
+        assert_eq!((same.candidates[0].message, same.first), (Known::Verdict(true), &b"batch 12 done"[..]));
+        let other = filter.candidates("batch 345 done", &mut scratch);
+        assert_eq!(other.candidates[0].message, Known::Nothing, "another shape");
     }
 }

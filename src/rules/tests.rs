@@ -121,3 +121,58 @@ fn every_builtin_rule_matches_at_automaton_speed() {
     }
     assert!(slow.is_empty(), "{slow:#?}");
 }
+
+#[test]
+fn a_match_holds_for_messages_of_its_shape_with_the_same_bytes_there() {
+    // Regexes that tell digits apart, with anchors and word boundaries;
+    // messages of one shape whose digits change. The verdicts learnt from
+    // the first message must agree with matching each message afresh.
+    let patterns =
+        [r"^[12]\.", r"\b2\d\d\b", r#"HTTP/1\.\d" [23]\d\d"#, r"[05]$", r"(?m)^7", r"x9+y", r":6\d*"];
+    let template = "1.0.0.1:00000 - \"POST /a HTTP/1.0\" 000 OK x00y 0\n000 0";
+    let mut seed = 7u64;
+    let mut messages = Vec::new();
+    for _ in 0..2000 {
+        let message: String = template
+            .chars()
+            .map(|c| {
+                if !c.is_ascii_digit() {
+                    return c;
+                }
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                // Few digits, so that matches and misses both come often.
+                char::from(b"0125679"[(seed >> 33) as usize % 7])
+            })
+            .collect();
+        messages.push(message);
+    }
+    for pattern in patterns {
+        let regex = regex::Regex::new(pattern).unwrap();
+        let first = messages[0].as_bytes();
+        let mut known = Known::Nothing;
+        let (mut matched, mut missed) = (0, 0);
+        for message in &messages {
+            let expected = regex.is_match(message);
+            assert_eq!(
+                verdict(&mut known, false, &regex, message, first),
+                expected,
+                "{pattern} on {message:?}"
+            );
+            if expected {
+                matched += 1;
+            } else {
+                missed += 1;
+            }
+        }
+        assert!(matched > 0 && missed > 0, "{pattern}: {matched} matched, {missed} missed");
+    }
+    // The bytes of an HTTP status found once decide later access lines
+    // without a search; another status is searched again.
+    let regex = regex::Regex::new(r#""POST \S+ HTTP/[0-9.]+" 2\d\d"#).unwrap();
+    let first = br#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 200 OK"#;
+    let mut known = Known::Nothing;
+    assert!(verdict(&mut known, false, &regex, std::str::from_utf8(first).unwrap(), first));
+    assert_eq!(known, Known::MatchedAt(17, 40));
+    assert!(verdict(&mut known, false, &regex, r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 200 OK"#, first));
+    assert!(!verdict(&mut known, false, &regex, r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 500 OK"#, first));
+}
