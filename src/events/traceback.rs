@@ -64,9 +64,10 @@ pub fn classify(message: &str, place: Place) -> LineKind {
     // it opens like a frame or a chain separator.
     let bytes = message.as_bytes();
     if let (Some(&first), Some(&last)) = (bytes.first(), bytes.trim_ascii_end().last()) {
-        let opens_otherwise = ["File \"", "The above exception", "During handling", "frame #"]
-            .iter()
-            .any(|opening| message.starts_with(opening));
+        let opens_otherwise = matches!(first, b'F' | b'T' | b'D' | b'f')
+            && ["File \"", "The above exception", "During handling", "frame #"]
+                .iter()
+                .any(|opening| message.starts_with(opening));
         if first.is_ascii_alphanumeric() && !opens_otherwise && last.is_ascii_graphic() && last != b':' {
             return match exception_name(message, place) {
                 Some(_) => LineKind::Exception,
@@ -144,13 +145,26 @@ pub fn parse_frame(trimmed: &str) -> Option<Frame<'_>> {
 /// `…Exception`, `…Interrupt`, `…Exit`); inside one any dotted name
 /// followed by `:` counts.
 pub fn exception_name(message: &str, place: Place) -> Option<&str> {
-    let end = message
-        .bytes()
-        .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
-        .unwrap_or(message.len());
+    /// The bytes of a dotted name: ASCII letters, digits, `_` and `.`.
+    const NAME_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+            b += 1;
+        }
+        table
+    };
+    // A name starts with a letter or `_` (most lines that start otherwise
+    // are not scanned).
+    let first = *message.as_bytes().first()?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return None;
+    }
+    let end = message.bytes().position(|b| !NAME_BYTES[usize::from(b)]).unwrap_or(message.len());
     let name = &message[..end];
-    let first = name.bytes().next()?;
-    if !(first.is_ascii_alphabetic() || first == b'_') || name.ends_with('.') {
+    if name.ends_with('.') {
         return None;
     }
     let after = &message[end..];
