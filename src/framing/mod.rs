@@ -28,7 +28,7 @@ mod wrapper;
 
 pub use journal::JournalFields;
 pub(crate) use scan::digit_bytes;
-pub use template::Templates;
+pub use template::{Layout, Templates};
 
 use std::fmt;
 

@@ -34,7 +34,7 @@ type Place = Option<(u32, u32)>;
 /// Where a framed line's fields are, and what else framing found: all but
 /// the clock and the message is the same on every line of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Layout {
+pub struct Layout {
     message_at: usize,
     time: Place,
     host: Place,
@@ -94,8 +94,9 @@ impl Layout {
         self.message_at + HEAD_OF_MESSAGE
     }
 
-    /// The record of `line`, whose fields are where this layout says.
-    fn record<'a>(&self, line: &'a str) -> Record<'a> {
+    /// The record of `line`, whose fields are where this layout says (a
+    /// line its template fitted).
+    pub fn record<'a>(&self, line: &'a str) -> Record<'a> {
         let field = |place: Place| place.map(|(start, end)| &line[start as usize..end as usize]);
         Record {
             start: 0,
@@ -143,16 +144,33 @@ impl Layout {
 #[derive(Debug)]
 struct Template {
     layout: Layout,
-    /// The template's bytes, as words (the last one padded with zeros).
-    words: Vec<u64>,
-    /// For each word, 0xff in the bytes a line must hold as they are.
-    same: Vec<u64>,
-    /// For each word, 0x80 in the bytes where a line holds a digit.
-    digits: Vec<u64>,
+    /// The template's head, eight bytes at a time (see [`Word`]).
+    words: Vec<Word>,
     /// How many bytes the template holds.
     len: usize,
     /// When it was last used, to choose which one gives way.
     used: u64,
+    /// Names it among the templates of its input.
+    serial: u64,
+}
+
+/// Eight bytes of a template's head.
+#[derive(Debug, Clone, Copy)]
+struct Word {
+    /// The template's bytes (the last word padded with zeros).
+    bytes: u64,
+    /// 0xff in the bytes a line must hold as they are.
+    same: u64,
+    /// 0x80 in the bytes where a line holds a digit.
+    digits: u64,
+}
+
+impl Word {
+    /// Whether the eight bytes `held` of a line fit: the same bytes where
+    /// they must be, digits where digits are free.
+    fn fits(self, held: u64) -> bool {
+        (held ^ self.bytes) & self.same | (digit_bytes(held) & self.digits) ^ self.digits == 0
+    }
 }
 
 impl Template {
@@ -180,8 +198,10 @@ impl Template {
                 return None;
             }
         }
-        let words = (0..words).map(|i| word_at(line, i * 8, end)).collect();
-        Some(Template { layout, words, same, digits, len: end, used: 0 })
+        let words = (0..words)
+            .map(|i| Word { bytes: word_at(line, i * 8, end), same: same[i], digits: digits[i] })
+            .collect();
+        Some(Template { layout, words, len: end, used: 0, serial: 0 })
     }
 
     /// Whether `line` is framed as this template's lines are (`unmarked`:
@@ -192,13 +212,12 @@ impl Template {
         }
         // Last word first: the head of the message tells most kinds of
         // line apart, while their prefixes differ only in the clock.
-        for (i, &word) in self.words.iter().enumerate().rev() {
-            // Bytes past the template's share are masked out, so a whole
-            // word of the (longer) line may be read.
-            let held = word_at(line, i * 8, line.len());
-            if (held ^ word) & self.same[i] != 0 || digit_bytes(held) & self.digits[i] != self.digits[i] {
-                return false;
-            }
+        // Bytes past the template's share are masked out, so a whole word
+        // of the (longer) line may be read.
+        let fitting =
+            self.words.iter().enumerate().rev().all(|(i, word)| word.fits(word_at(line, i * 8, line.len())));
+        if !fitting {
+            return false;
         }
         let message = &line[self.layout.message_at..];
         !(if unmarked { has_ray_suffix(message) } else { needs_whole_framing(message) })
@@ -236,6 +255,10 @@ pub struct Templates {
     lines: u64,
     /// The template that fitted last.
     last: usize,
+    /// Whether it framed the last line.
+    last_framed: bool,
+    /// Templates made so far (their serial numbers).
+    made: u64,
 }
 
 impl Templates {
@@ -252,8 +275,16 @@ impl Templates {
         self.frame_marked_or_not(line, true)
     }
 
+    /// The layout of the template that framed the last line, and its
+    /// serial number (unique among this input's templates), if one did.
+    pub fn last_layout(&self) -> Option<(u64, &Layout)> {
+        let template = self.templates.get(self.last).filter(|_| self.last_framed)?;
+        Some((template.serial, &template.layout))
+    }
+
     fn frame_marked_or_not<'a>(&mut self, line: &'a str, unmarked: bool) -> Framed<'a> {
         self.lines += 1;
+        self.last_framed = false;
         let bytes = line.as_bytes();
         // The template used last is tried first: a server's lines come in
         // runs of one kind.
@@ -264,6 +295,7 @@ impl Templates {
             });
         if let Some(index) = fitting {
             self.last = index;
+            self.last_framed = true;
             let template = &mut self.templates[index];
             template.used = self.lines;
             let framed = Framed { first: template.layout.record(line), embedded: None };
@@ -284,6 +316,8 @@ impl Templates {
         if let Some(template) = earlier.and_then(|i| Template::of(layout.clone(), &self.recent[i].1, head)) {
             let mut template = template;
             template.used = self.lines;
+            self.made += 1;
+            template.serial = self.made;
             if self.templates.len() == MAX_TEMPLATES {
                 let least = (0..self.templates.len()).min_by_key(|&i| self.templates[i].used).unwrap_or(0);
                 self.templates.swap_remove(least);

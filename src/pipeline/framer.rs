@@ -14,7 +14,7 @@ use super::{without_escapes, ReadSummary};
 use crate::events::traceback::{announces_asyncio_traceback, classify, Place};
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
-use crate::framing::{Framed, Templates};
+use crate::framing::{Framed, Layout, Templates};
 use crate::input::LineReader;
 
 /// Lines per batch.
@@ -31,13 +31,25 @@ pub struct FramedBatch {
     lines: Vec<FramedLine>,
     /// The records that start mid-line (rare), by line index.
     embedded: Vec<(usize, RecordSpans, LineKind)>,
+    /// The layouts of the templates that framed lines of the batch, with
+    /// their serial numbers.
+    layouts: Vec<(u64, Layout)>,
+}
+
+/// Where a line's record is kept.
+enum StoredRecord {
+    /// As ranges into the batch's text.
+    Spans(RecordSpans),
+    /// As the layout of the template that framed the line (an index into
+    /// [`FramedBatch::layouts`]): nothing to store per line.
+    Laid(usize),
 }
 
 struct FramedLine {
     number: u64,
     offset: u64,
     text: Span,
-    record: RecordSpans,
+    record: StoredRecord,
     /// The message's class, for grouping (found here, where there is time).
     kind: LineKind,
     /// The line is one record that may make a one-line event.
@@ -50,9 +62,27 @@ struct FramedLine {
 }
 
 impl FramedBatch {
-    fn push(&mut self, number: u64, offset: u64, line: &str, framed: &Framed<'_>) {
+    /// Adds a line, framed as `framed`; `laid`: by the template of that
+    /// layout (and serial number), if one framed it.
+    fn push(
+        &mut self,
+        number: u64,
+        offset: u64,
+        line: &str,
+        framed: &Framed<'_>,
+        laid: Option<(u64, &Layout)>,
+    ) {
         let text = store_line(line, &mut self.text);
-        let record = RecordSpans::store(&framed.first, line, text, &mut self.text);
+        let record = match laid {
+            Some((serial, layout)) => {
+                let index = self.layouts.iter().rposition(|(kept, _)| *kept == serial).unwrap_or_else(|| {
+                    self.layouts.push((serial, layout.clone()));
+                    self.layouts.len() - 1
+                });
+                StoredRecord::Laid(index)
+            }
+            None => StoredRecord::Spans(RecordSpans::store(&framed.first, line, text, &mut self.text)),
+        };
         if let Some(embedded) = &framed.embedded {
             let kind = classify(embedded.message, Place::Outside);
             let embedded = RecordSpans::store(embedded, line, text, &mut self.text);
@@ -73,6 +103,7 @@ impl FramedBatch {
         self.text.clear();
         self.lines.clear();
         self.embedded.clear();
+        self.layouts.clear();
     }
 
     fn is_full(&self) -> bool {
@@ -88,13 +119,15 @@ impl FramedBatch {
         let mut embedded = self.embedded.iter().peekable();
         for (index, line) in self.lines.iter().enumerate() {
             let inner = embedded.next_if(|(at, _, _)| *at == index);
-            let framed = Framed {
-                first: line.record.load(&self.text),
-                embedded: inner.map(|(_, record, _)| record.load(&self.text)),
+            let text = line.text.of(&self.text);
+            let first = match line.record {
+                StoredRecord::Spans(record) => record.load(&self.text),
+                StoredRecord::Laid(layout) => self.layouts[layout].1.record(text),
             };
+            let framed = Framed { first, embedded: inner.map(|(_, record, _)| record.load(&self.text)) };
             let kinds =
                 Kinds { first: line.kind, embedded: inner.map(|&(_, _, kind)| kind), whole: line.whole };
-            each(line.number, line.offset, line.text.of(&self.text), &framed, kinds)?;
+            each(line.number, line.offset, text, &framed, kinds)?;
         }
         Ok(())
     }
@@ -167,10 +200,12 @@ pub fn frame_batches<R: BufRead>(
         // no escape sequence to strip, no progress bar or carriage return.
         let unmarked = memchr::memchr3(0x1b, b'%', b'\r', line.text.as_bytes()).is_none();
         if unmarked {
-            batch.push(line.number, line.offset, &line.text, &templates.frame_unmarked(&line.text));
+            let framed = templates.frame_unmarked(&line.text);
+            batch.push(line.number, line.offset, &line.text, &framed, templates.last_layout());
         } else {
             let text = without_escapes(&line.text);
-            batch.push(line.number, line.offset, &text, &templates.frame(&text));
+            let framed = templates.frame(&text);
+            batch.push(line.number, line.offset, &text, &framed, templates.last_layout());
         }
         if batch.is_full() {
             going = full(&mut batch);
@@ -194,17 +229,30 @@ mod tests {
 
     #[test]
     fn a_batch_gives_back_each_line_as_it_was_framed() {
+        // Lines framed in full and by templates (two of them, taking
+        // turns), as the framing thread frames them.
         let lines = [
             "[2026-05-25 08:00:00 TP0] Load weight begin.",
             "Capturing batches (bs=8): 100%|██████████| 52/52 [2026-05-25 08:00:01 TP0] Init done",
             "  File \"/a.py\", line 3, in <module>",
             "Loading safetensors: 50% [2026-05-25 08:00:02 TP1] Scheduler hit an exception:",
+            "[2026-05-25 08:00:03 TP0] Decode batch. #running-req: 1, #token: 10, gen throughput (token/s): 1.50",
+            "INFO:     127.0.0.1:40418 - \"POST /generate HTTP/1.1\" 200 OK",
+            "[2026-05-25 08:00:04 TP0] Decode batch. #running-req: 2, #token: 20, gen throughput (token/s): 2.50",
+            "INFO:     127.0.0.1:40419 - \"POST /generate HTTP/1.1\" 200 OK",
+            "[2026-05-25 08:00:05 TP0] Decode batch. #running-req: 3, #token: 300, gen throughput (token/s): 3.50",
+            "INFO:     127.0.0.1:40520 - \"POST /generate HTTP/1.1\" 200 OK",
+            "[2026-05-25 08:00:06 TP0] Decode batch. #running-req: 4, #token: 40, gen throughput (token/s): 4.50",
         ];
         let mut batch = FramedBatch::default();
+        let mut templates = Templates::default();
         for (i, line) in lines.iter().enumerate() {
-            batch.push(i as u64 + 1, i as u64 * 100, line, &frame_line(line));
+            let framed = templates.frame(line);
+            batch.push(i as u64 + 1, i as u64 * 100, line, &framed, templates.last_layout());
         }
         assert!(lines.iter().any(|l| frame_line(l).embedded.is_some()), "the test needs a record mid-line");
+        let laid = batch.lines.iter().filter(|l| matches!(l.record, StoredRecord::Laid(_))).count();
+        assert_eq!((laid, batch.layouts.len()), (3, 2), "lines framed by templates");
         let mut seen = 0;
         batch
             .for_each(|number, offset, text, framed, kinds| {
