@@ -11,6 +11,7 @@
 
 pub mod diagnosis;
 mod health;
+mod int_map;
 mod judge;
 mod place;
 use crate::input::Reversal;

@@ -61,7 +61,7 @@ pub fn first_message(event: &Event) -> &str {
 /// `sglang.service`, `session-3.scope`…
 pub fn is_unit_name(name: &str) -> bool {
     const SUFFIXES: [&str; 7] = [".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target"];
-    !name.contains(' ') && SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len())
+    SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len()) && !name.contains(' ')
 }
 
 #[cfg(test)]

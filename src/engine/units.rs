@@ -23,6 +23,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::int_map::IntMap;
 use super::run::RunState;
 use super::subject::{self, Subject};
 use crate::events::Event;
@@ -121,13 +122,13 @@ pub struct Units {
     /// The units, the home unit first.
     pub list: Vec<UnitRuns>,
     /// Where each unit is in `list`.
-    slots: HashMap<UnitId, usize>,
+    slots: IntMap<UnitId, usize>,
     /// The unit of each name.
     by_name: HashMap<String, UnitId>,
     next_id: UnitId,
     /// The unit of each process id seen, with the order they were bound in
     /// (to forget the oldest). A binding to a forgotten unit is stale.
-    bindings: HashMap<u32, UnitId>,
+    bindings: IntMap<u32, UnitId>,
     bound_order: VecDeque<u32>,
     /// The unit each writer's latest process was bound to.
     writers: HashMap<String, UnitId>,
@@ -147,10 +148,10 @@ impl Default for Units {
     fn default() -> Self {
         Units {
             list: vec![UnitRuns::default()],
-            slots: HashMap::from([(HOME, 0)]),
+            slots: IntMap::from_iter([(HOME, 0)]),
             by_name: HashMap::new(),
             next_id: HOME + 1,
-            bindings: HashMap::new(),
+            bindings: IntMap::default(),
             bound_order: VecDeque::new(),
             writers: HashMap::new(),
             name_scans: HashMap::new(),

@@ -296,6 +296,9 @@ impl Grouper {
     /// Whether `record` (of class `kind`), pushed now, would continue an
     /// open event.
     pub fn continues_open(&self, record: &Record<'_>, kind: LineKind) -> bool {
+        if self.open.is_empty() {
+            return false;
+        }
         let key = self.key_of(record);
         self.open
             .iter()
