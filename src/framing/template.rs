@@ -148,8 +148,6 @@ struct Template {
     words: Vec<Word>,
     /// How many bytes the template holds.
     len: usize,
-    /// When it was last used, to choose which one gives way.
-    used: u64,
     /// Names it among the templates of its input.
     serial: u64,
 }
@@ -201,7 +199,7 @@ impl Template {
         let words = (0..words)
             .map(|i| Word { bytes: word_at(line, i * 8, end), same: same[i], digits: digits[i] })
             .collect();
-        Some(Template { layout, words, len: end, used: 0, serial: 0 })
+        Some(Template { layout, words, len: end, serial: 0 })
     }
 
     /// Whether `line` is framed as this template's lines are (`unmarked`:
@@ -248,14 +246,12 @@ fn has_ray_suffix(message: &[u8]) -> bool {
 /// The templates of one input, learnt as it is read.
 #[derive(Debug, Default)]
 pub struct Templates {
-    templates: Vec<Template>,
+    /// The templates, the one used last first: a server's lines come in
+    /// runs of a few kinds, and the one used least lately gives way.
+    templates: Vec<Box<Template>>,
     /// Lines framed in full lately, with their layouts (the head of each).
     recent: Vec<(Layout, Vec<u8>)>,
-    /// Lines framed so far (the templates' clock).
-    lines: u64,
-    /// The template that fitted last.
-    last: usize,
-    /// Whether it framed the last line.
+    /// Whether the first template framed the last line.
     last_framed: bool,
     /// Templates made so far (their serial numbers).
     made: u64,
@@ -278,27 +274,17 @@ impl Templates {
     /// The layout of the template that framed the last line, and its
     /// serial number (unique among this input's templates), if one did.
     pub fn last_layout(&self) -> Option<(u64, &Layout)> {
-        let template = self.templates.get(self.last).filter(|_| self.last_framed)?;
+        let template = self.templates.first().filter(|_| self.last_framed)?;
         Some((template.serial, &template.layout))
     }
 
     fn frame_marked_or_not<'a>(&mut self, line: &'a str, unmarked: bool) -> Framed<'a> {
-        self.lines += 1;
         self.last_framed = false;
         let bytes = line.as_bytes();
-        // The template used last is tried first: a server's lines come in
-        // runs of one kind.
-        let last = self.last;
-        let fitting =
-            self.templates.get(last).filter(|t| t.fits(bytes, unmarked)).map(|_| last).or_else(|| {
-                (0..self.templates.len()).find(|&i| i != last && self.templates[i].fits(bytes, unmarked))
-            });
-        if let Some(index) = fitting {
-            self.last = index;
+        if let Some(at) = self.templates.iter().position(|t| t.fits(bytes, unmarked)) {
+            self.templates[..=at].rotate_right(1);
             self.last_framed = true;
-            let template = &mut self.templates[index];
-            template.used = self.lines;
-            let framed = Framed { first: template.layout.record(line), embedded: None };
+            let framed = Framed { first: self.templates[0].layout.record(line), embedded: None };
             debug_assert_eq!(framed, frame_line(line), "framed by a template: {line:?}");
             return framed;
         }
@@ -315,14 +301,12 @@ impl Templates {
         let earlier = self.recent.iter().position(|(kept, _)| *kept == layout);
         if let Some(template) = earlier.and_then(|i| Template::of(layout.clone(), &self.recent[i].1, head)) {
             let mut template = template;
-            template.used = self.lines;
             self.made += 1;
             template.serial = self.made;
             if self.templates.len() == MAX_TEMPLATES {
-                let least = (0..self.templates.len()).min_by_key(|&i| self.templates[i].used).unwrap_or(0);
-                self.templates.swap_remove(least);
+                self.templates.pop();
             }
-            self.templates.push(template);
+            self.templates.insert(0, Box::new(template));
         }
         match earlier {
             Some(i) => {
