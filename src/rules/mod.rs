@@ -278,7 +278,7 @@ impl RuleSet {
             if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
                 continue;
             }
-            if let Some(m) = self.match_line(candidate, shaped.first, facts) {
+            if let Some(m) = self.match_line(candidate, shaped.reference, facts) {
                 out.push(m);
             }
         }
@@ -288,19 +288,19 @@ impl RuleSet {
     pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
         for index in 0..event.lines.len() {
             let mut candidate = Candidate::of(rule);
-            if let Some(m) = self.match_line(&mut candidate, &[], &LineFacts::of(event, index)) {
+            if let Some(m) = self.match_line(&mut candidate, &mut Vec::new(), &LineFacts::of(event, index)) {
                 out.push(m);
             }
         }
     }
 
     /// Matches a candidate rule against a line. What its regexes' verdicts
-    /// tell of other messages of the same shape (`first` is the first
-    /// one) is recorded in `candidate`, which the prefilter remembers.
+    /// tell of other messages of the same shape is recorded in `candidate`
+    /// (and `reference`), which the prefilter remembers.
     fn match_line(
         &self,
         candidate: &mut Candidate,
-        first: &[u8],
+        reference: &mut Vec<u8>,
         facts: &LineFacts<'_>,
     ) -> Option<LineMatch> {
         let rule_index = candidate.rule;
@@ -309,7 +309,7 @@ impl RuleSet {
         let m = &rule.matcher;
         let message = facts.message;
         if let Some(not) = &m.not {
-            if verdict(&mut candidate.not, not_blind, not.get(), message, first) {
+            if verdict(&mut candidate.not, not_blind, not.get(), message, reference) {
                 return None;
             }
         }
@@ -347,7 +347,7 @@ impl RuleSet {
             }
         }
         let regex = m.message.get();
-        if !verdict(&mut candidate.message, message_blind, regex, message, first) {
+        if !verdict(&mut candidate.message, message_blind, regex, message, reference) {
             return None;
         }
         // Captures only when the rule names some (a slower search).
@@ -404,16 +404,22 @@ fn named_captures(hir: &Hir) -> bool {
 }
 
 /// Whether `regex` matches `message`: known from an earlier message of the
-/// same shape (`first` is the first one), or found now, and then recorded
-/// in `known` if it tells of other messages of the shape: any verdict of a
-/// `blind` regex; a match, by the bytes it spans, when `first` holds the
-/// same bytes there.
-fn verdict(known: &mut Known, blind: bool, regex: &regex::Regex, message: &str, first: &[u8]) -> bool {
+/// same shape, or found now, and then recorded in `known` if it tells of
+/// other messages of the shape: any verdict of a `blind` regex; a match,
+/// by the bytes it spans in the shape's `reference` message (this one, if
+/// none is kept yet), when this message holds the same bytes there.
+fn verdict(
+    known: &mut Known,
+    blind: bool,
+    regex: &regex::Regex,
+    message: &str,
+    reference: &mut Vec<u8>,
+) -> bool {
     match *known {
         Known::Verdict(verdict) => return verdict,
         Known::MatchedAt(start, end) => {
             let span = start as usize..end as usize;
-            if message.as_bytes().get(span.clone()) == first.get(span) {
+            if message.as_bytes().get(span.clone()) == reference.get(span) {
                 return true;
             }
         }
@@ -424,9 +430,19 @@ fn verdict(known: &mut Known, blind: bool, regex: &regex::Regex, message: &str, 
         *known = Known::Verdict(verdict);
         return verdict;
     }
-    let Some(found) = regex.find(message) else { return false };
-    if *known == Known::Nothing && first.get(found.range()) == Some(found.as_str().as_bytes()) {
-        *known = Known::MatchedAt(found.start() as u32, found.end() as u32);
+    // Where a match lies costs a second search: only for a match.
+    if !regex.is_match(message) {
+        return false;
+    }
+    if *known == Known::Nothing {
+        if reference.is_empty() {
+            reference.extend_from_slice(message.as_bytes());
+        }
+        if let Some(found) =
+            regex.find(message).filter(|f| reference.get(f.range()) == Some(f.as_str().as_bytes()))
+        {
+            *known = Known::MatchedAt(found.start() as u32, found.end() as u32);
+        }
     }
     true
 }

@@ -77,22 +77,23 @@ pub enum Known {
     /// The verdict on every message of the shape (the regex is
     /// [`digit_blind`]).
     Verdict(bool),
-    /// The regex matched these bytes of the shape's first message (see
-    /// [`Shaped::first`]): it matches every message of the shape that
-    /// holds the same bytes there. A match depends on the bytes it spans
+    /// The regex matched these bytes of the shape's reference message
+    /// (see [`Shaped::reference`]): it matches every message of the shape
+    /// that holds the same bytes there. A match depends on the bytes it spans
     /// and, through its assertions (`^`, `$`, `\b`), on where they lie and
     /// on the kind of character around them, which a shape keeps.
     MatchedAt(u32, u32),
 }
 
-/// The candidates of a message, and the first message of its shape, to
-/// which [`Known::MatchedAt`] refers (empty when shapes of its length are
-/// not remembered).
+/// The candidates of a message, and the message of its shape to which
+/// [`Known::MatchedAt`] refers.
 pub struct Shaped<'s> {
     /// The rules that may match, in rule order.
     pub candidates: &'s mut [Candidate],
-    /// The first message of the shape that was searched.
-    pub first: &'s [u8],
+    /// The message of the shape whose bytes a [`Known::MatchedAt`] names:
+    /// kept when the first match is recorded (empty until then: most
+    /// shapes never need it).
+    pub reference: &'s mut Vec<u8>,
 }
 
 /// Working memory for [`Prefilter::candidates`], one per reader. It
@@ -104,6 +105,8 @@ pub struct CandidateScratch {
     bytes: Vec<u8>,
     bits: Vec<u64>,
     out: Vec<Candidate>,
+    /// The reference of a message too long to remember (never reused).
+    unkept: Vec<u8>,
     memo: Vec<MemoSlot>,
     /// Literal searches made so far (memo misses).
     searches: u32,
@@ -117,13 +120,19 @@ struct MemoSlot {
     len: usize,
     shape: Vec<u64>,
     candidates: Vec<Candidate>,
-    /// The message that was searched for this shape.
-    first: Vec<u8>,
+    /// See [`Shaped::reference`].
+    reference: Vec<u8>,
 }
 
 impl Default for MemoSlot {
     fn default() -> Self {
-        MemoSlot { hash: 0, len: usize::MAX, shape: Vec::new(), candidates: Vec::new(), first: Vec::new() }
+        MemoSlot {
+            hash: 0,
+            len: usize::MAX,
+            shape: Vec::new(),
+            candidates: Vec::new(),
+            reference: Vec::new(),
+        }
     }
 }
 
@@ -173,12 +182,13 @@ impl Prefilter {
     /// The candidates are remembered with their shape, so the verdicts of
     /// [`digit_blind`] regexes recorded in them hold for later messages.
     pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> Shaped<'s> {
-        let CandidateScratch { shape, bytes, bits, out, memo, searches } = scratch;
+        let CandidateScratch { shape, bytes, bits, out, unkept, memo, searches } = scratch;
         let len = message.len();
         let hash = shape_words(message.as_bytes(), shape);
         if len > MEMO_MAX_SHAPE {
             self.search(shape_bytes(shape, len, bytes), searches, bits, out);
-            return Shaped { candidates: out, first: &[] };
+            unkept.clear();
+            return Shaped { candidates: out, reference: unkept };
         }
         if memo.is_empty() {
             memo.resize(MEMO_SLOTS, MemoSlot::default());
@@ -191,10 +201,9 @@ impl Prefilter {
             slot.len = len;
             slot.shape.clear();
             slot.shape.extend_from_slice(shape);
-            slot.first.clear();
-            slot.first.extend_from_slice(message.as_bytes());
+            slot.reference.clear();
         }
-        Shaped { candidates: &mut slot.candidates, first: &slot.first }
+        Shaped { candidates: &mut slot.candidates, reference: &mut slot.reference }
     }
 
     fn search(&self, shape: &[u8], searches: &mut u32, bits: &mut Vec<u64>, out: &mut Vec<Candidate>) {
@@ -510,7 +519,7 @@ mod tests {
         let mut scratch = CandidateScratch::default();
         filter.candidates("batch 12 done", &mut scratch).candidates[0].message = Known::Verdict(true);
         let same = filter.candidates("batch 34 done", &mut scratch);
-        assert_eq!((same.candidates[0].message, same.first), (Known::Verdict(true), &b"batch 12 done"[..]));
+        assert_eq!(same.candidates[0].message, Known::Verdict(true));
         let other = filter.candidates("batch 345 done", &mut scratch);
         assert_eq!(other.candidates[0].message, Known::Nothing, "another shape");
     }

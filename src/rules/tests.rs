@@ -148,13 +148,13 @@ fn a_match_holds_for_messages_of_its_shape_with_the_same_bytes_there() {
     }
     for pattern in patterns {
         let regex = regex::Regex::new(pattern).unwrap();
-        let first = messages[0].as_bytes();
+        let mut reference = Vec::new();
         let mut known = Known::Nothing;
         let (mut matched, mut missed) = (0, 0);
         for message in &messages {
             let expected = regex.is_match(message);
             assert_eq!(
-                verdict(&mut known, false, &regex, message, first),
+                verdict(&mut known, false, &regex, message, &mut reference),
                 expected,
                 "{pattern} on {message:?}"
             );
@@ -169,10 +169,30 @@ fn a_match_holds_for_messages_of_its_shape_with_the_same_bytes_there() {
     // The bytes of an HTTP status found once decide later access lines
     // without a search; another status is searched again.
     let regex = regex::Regex::new(r#""POST \S+ HTTP/[0-9.]+" 2\d\d"#).unwrap();
-    let first = br#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 200 OK"#;
-    let mut known = Known::Nothing;
-    assert!(verdict(&mut known, false, &regex, std::str::from_utf8(first).unwrap(), first));
-    assert_eq!(known, Known::MatchedAt(17, 40));
-    assert!(verdict(&mut known, false, &regex, r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 200 OK"#, first));
-    assert!(!verdict(&mut known, false, &regex, r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 500 OK"#, first));
+    let (mut known, mut reference) = (Known::Nothing, Vec::new());
+    assert!(!verdict(
+        &mut known,
+        false,
+        &regex,
+        r#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 404 OK"#,
+        &mut reference
+    ));
+    assert_eq!((known, reference.len()), (Known::Nothing, 0), "a miss keeps nothing");
+    let first = r#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 200 OK"#;
+    assert!(verdict(&mut known, false, &regex, first, &mut reference));
+    assert_eq!((known, reference.as_slice()), (Known::MatchedAt(17, 40), first.as_bytes()));
+    assert!(verdict(
+        &mut known,
+        false,
+        &regex,
+        r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 200 OK"#,
+        &mut reference
+    ));
+    assert!(!verdict(
+        &mut known,
+        false,
+        &regex,
+        r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 500 OK"#,
+        &mut reference
+    ));
 }
