@@ -248,7 +248,10 @@ fn has_ray_suffix(message: &[u8]) -> bool {
 pub struct Templates {
     /// The templates, the one used last first: a server's lines come in
     /// runs of a few kinds, and the one used least lately gives way.
-    templates: Vec<Template>,
+    /// Boxed: one moves to the front whenever the kind of line changes,
+    /// and moving a pointer is cheaper than moving a template.
+    #[allow(clippy::vec_box)]
+    templates: Vec<Box<Template>>,
     /// Lines framed in full lately, with their layouts (the head of each).
     recent: Vec<(Layout, Vec<u8>)>,
     /// Whether the first template framed the last line.
@@ -306,7 +309,7 @@ impl Templates {
             if self.templates.len() == MAX_TEMPLATES {
                 self.templates.pop();
             }
-            self.templates.insert(0, template);
+            self.templates.insert(0, Box::new(template));
         }
         match earlier {
             Some(i) => {
