@@ -18,9 +18,9 @@ use crate::framing::{Framed, Layout, Templates};
 use crate::input::LineReader;
 
 /// Lines per batch.
-const BATCH_LINES: usize = 256;
+const BATCH_LINES: usize = 512;
 /// Text per batch (a batch also ends at this size).
-const BATCH_TEXT: usize = 64 * 1024;
+const BATCH_TEXT: usize = 128 * 1024;
 /// Batches in flight: bounds memory when grouping falls behind.
 const BATCHES_IN_FLIGHT: usize = 8;
 
