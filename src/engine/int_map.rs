@@ -1,8 +1,8 @@
 //! Maps keyed by integers read from logs (process ids, unit ids), looked
-//! up for every line a process writes: hashed by one multiplication with
-//! an odd key drawn once per process, where SipHash would cost more than
-//! the rest of routing the line. The key is random, so a log cannot pick
-//! ids that collide ahead of time.
+//! up for every line a process writes: where SipHash would cost more than
+//! the rest of routing the line, an id is hashed by a few multiplications
+//! and shifts (murmur3's finaliser) after mixing in a key drawn once per
+//! process, so a log cannot pick ids that collide ahead of time.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher, RandomState};
@@ -20,7 +20,7 @@ pub struct IntKeys {
 impl Default for IntKeys {
     fn default() -> Self {
         static KEY: OnceLock<u64> = OnceLock::new();
-        IntKeys { key: *KEY.get_or_init(|| RandomState::new().hash_one(0u64) | 1) }
+        IntKeys { key: *KEY.get_or_init(|| RandomState::new().hash_one(0u64)) }
     }
 }
 
@@ -32,9 +32,9 @@ impl BuildHasher for IntKeys {
     }
 }
 
-/// Hashes integers: each is mixed in by a multiplication; the high half
-/// is folded into the low one, which picks the bucket (a product's low
-/// bits depend only on its factors' low bits).
+/// Hashes integers: each is mixed into the state with the key, and the
+/// state is scrambled so that every bit of the id reaches the bits that
+/// pick a bucket.
 pub struct IntHasher {
     key: u64,
     state: u64,
@@ -52,12 +52,22 @@ impl Hasher for IntHasher {
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.state = (self.state.rotate_left(29) ^ n).wrapping_mul(self.key);
+        self.state = scramble(self.state ^ n ^ self.key);
     }
 
     fn finish(&self) -> u64 {
-        self.state ^ (self.state >> 32)
+        self.state
     }
+}
+
+/// murmur3's 64-bit finaliser: a bijection in which each input bit flips
+/// each output bit about half the time.
+fn scramble(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 #[cfg(test)]
@@ -66,8 +76,9 @@ mod tests {
 
     #[test]
     fn ids_that_share_their_low_bits_land_in_different_buckets() {
-        // Process ids 4096 apart agree in their low 12 bits, which alone
-        // would pick the bucket of a product in a table of 4096.
+        // Process ids 4096 apart agree in their low 12 bits, which pick a
+        // bucket in a table of 4096: a hash that kept them would put all
+        // 64 ids in one (64 random buckets of 4096 collide about once).
         let keys = IntKeys::default();
         let buckets: std::collections::HashSet<u64> =
             (1..=64u32).map(|i| keys.hash_one(i * 4096) & 4095).collect();
