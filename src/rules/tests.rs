@@ -169,30 +169,12 @@ fn a_match_holds_for_messages_of_its_shape_with_the_same_bytes_there() {
     // The bytes of an HTTP status found once decide later access lines
     // without a search; another status is searched again.
     let regex = regex::Regex::new(r#""POST \S+ HTTP/[0-9.]+" 2\d\d"#).unwrap();
+    let line = |port: u32, status: u32| format!(r#"127.0.0.1:{port} - "POST /v1 HTTP/1.1" {status} OK"#);
     let (mut known, mut reference) = (Known::Nothing, Vec::new());
-    assert!(!verdict(
-        &mut known,
-        false,
-        &regex,
-        r#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 404 OK"#,
-        &mut reference
-    ));
+    assert!(!verdict(&mut known, false, &regex, &line(5001, 404), &mut reference));
     assert_eq!((known, reference.len()), (Known::Nothing, 0), "a miss keeps nothing");
-    let first = r#"127.0.0.1:5001 - "POST /v1 HTTP/1.1" 200 OK"#;
-    assert!(verdict(&mut known, false, &regex, first, &mut reference));
-    assert_eq!((known, reference.as_slice()), (Known::MatchedAt(17, 40), first.as_bytes()));
-    assert!(verdict(
-        &mut known,
-        false,
-        &regex,
-        r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 200 OK"#,
-        &mut reference
-    ));
-    assert!(!verdict(
-        &mut known,
-        false,
-        &regex,
-        r#"127.0.0.1:6302 - "POST /v1 HTTP/1.1" 500 OK"#,
-        &mut reference
-    ));
+    assert!(verdict(&mut known, false, &regex, &line(5001, 200), &mut reference));
+    assert_eq!((known, reference.as_slice()), (Known::MatchedAt(17, 40), line(5001, 200).as_bytes()));
+    assert!(verdict(&mut known, false, &regex, &line(6302, 200), &mut reference));
+    assert!(!verdict(&mut known, false, &regex, &line(6302, 500), &mut reference));
 }
