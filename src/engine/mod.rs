@@ -195,13 +195,12 @@ impl<'r> Engine<'r> {
             }
             _ => {}
         }
-        let launch_after = source.launch_after;
         let index = source.units.route(event);
         let unit = &source.units.list[index];
         let first = event.first_line();
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
-        self.scratch.skip_ready = is_ready(unit, launch_after, first);
+        self.scratch.skip_ready = is_ready(unit, source.launch_after, first);
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
         let opening = &event.lines[0];
@@ -213,12 +212,12 @@ impl<'r> Engine<'r> {
             unit: event.unit(),
             pid: event.stream.pid,
             time: event.time(),
-            opening: (opening.number, opening.text.as_str()),
+            text: opening.text.as_str(),
             message: opening.message(),
             message_at: opening.message_span.0 as usize,
         };
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
-        let run = note_writing(rules, source, index, launch_after, matches, &writing, line_of);
+        let run = note_writing(rules, source, index, matches, &writing, line_of);
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
         if event.kind == EventKind::Record && matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker)
@@ -325,7 +324,6 @@ impl<'r> Engine<'r> {
             return;
         };
         let source = self.sources.last_mut().expect("a record was routed");
-        let launch_after = source.launch_after;
         let writing = Writing {
             first: number,
             last: number,
@@ -334,11 +332,11 @@ impl<'r> Engine<'r> {
             unit: None,
             pid: record.pid,
             time: record.time,
-            opening: (number, text),
+            text,
             message: record.message,
             message_at: record.message_at,
         };
-        note_writing(rules, source, index, launch_after, &self.matches, &writing, |_| (number, text));
+        note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
     }
 
     /// Judges what was read so far.
@@ -387,6 +385,7 @@ fn is_ready(unit: &units::UnitRuns, launch_after: Option<u64>, first: u64) -> bo
 /// Who wrote an event, and its opening line: what a run keeps of every
 /// event.
 struct Writing<'a> {
+    /// The number of the opening line.
     first: u64,
     last: u64,
     /// What the event is about, when systemd wrote it.
@@ -395,8 +394,8 @@ struct Writing<'a> {
     unit: Option<&'a str>,
     pid: Option<u32>,
     time: Option<&'a str>,
-    /// The opening line's number and text.
-    opening: (u64, &'a str),
+    /// The opening line's text.
+    text: &'a str,
     /// The opening line's message, and where it starts in the line.
     message: &'a str,
     message_at: usize,
@@ -409,12 +408,12 @@ fn note_writing<'s, 'w>(
     rules: &RuleSet,
     source: &'s mut SourceState,
     index: usize,
-    launch_after: Option<u64>,
     matches: &[LineMatch],
     writing: &Writing<'w>,
     line_of: impl Fn(&LineMatch) -> (u64, &'w str),
 ) -> &'s mut RunState {
     let unit = &source.units.list[index];
+    let launch_after = source.launch_after;
     let first = writing.first;
     let subject = &writing.subject;
     // The run this event belongs to. A systemd start job for another
@@ -466,7 +465,7 @@ fn note_writing<'s, 'w>(
             progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
         }
     }
-    let (number, text) = writing.opening;
+    let (number, text) = (writing.first, writing.text);
     let message = writing.message;
     let progress_kind = if progress { progress::kind_of(message) } else { None };
     // A progress line's stamp is kept with it ([`vitals::Recorder`]).

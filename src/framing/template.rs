@@ -354,52 +354,51 @@ mod tests {
         assert_eq!(by_templates(&lines), 2);
     }
 
-    #[test]
-    fn a_clock_that_stood_still_while_learning_may_move() {
+    /// Templates learnt from framing `lines`.
+    fn learnt_from(lines: &[&str]) -> Templates {
         let mut templates = Templates::default();
-        let a =
-            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1";
-        let b =
-            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 2";
-        let later =
-            "May 25 09:59:59 gpu01 python3[1234]: [2026-05-25 09:59:59 TP0] Decode batch. #running-req: 3";
-        for line in [a, b] {
+        for line in lines {
             templates.frame(line);
         }
+        templates
+    }
+
+    /// A journal line of sglang's decode statistics.
+    fn decode_line(time: &str, pid: u32, rank: u8, running: u32) -> String {
+        format!("May 25 {time} gpu01 python3[{pid}]: [2026-05-25 {time} TP{rank}] Decode batch. #running-req: {running}")
+    }
+
+    #[test]
+    fn a_clock_that_stood_still_while_learning_may_move() {
+        let (a, b) = (decode_line("08:10:00", 1234, 0, 1), decode_line("08:10:00", 1234, 0, 2));
+        let later = decode_line("09:59:59", 1234, 0, 3);
+        let mut templates = learnt_from(&[&a, &b]);
         assert!(templates.templates[0].fits(later.as_bytes(), false));
-        assert_eq!(templates.frame(later), frame_line(later));
+        assert_eq!(templates.frame(&later), frame_line(&later));
     }
 
     #[test]
     fn a_line_from_another_writer_is_framed_in_full() {
-        let mut templates = Templates::default();
-        let a =
-            "May 25 08:10:00 gpu01 python3[1234]: [2026-05-25 08:10:00 TP0] Decode batch. #running-req: 1";
-        let b =
-            "May 25 08:10:01 gpu01 python3[1234]: [2026-05-25 08:10:01 TP0] Decode batch. #running-req: 2";
-        let other_pid =
-            "May 25 08:10:02 gpu01 python3[1235]: [2026-05-25 08:10:02 TP0] Decode batch. #running-req: 3";
-        let other_rank =
-            "May 25 08:10:02 gpu01 python3[1234]: [2026-05-25 08:10:02 TP1] Decode batch. #running-req: 3";
-        let same =
-            "May 25 08:10:03 gpu01 python3[1234]: [2026-05-25 08:10:03 TP0] Decode batch. #running-req: 4";
-        for line in [a, b] {
-            templates.frame(line);
-        }
+        let (a, b) = (decode_line("08:10:00", 1234, 0, 1), decode_line("08:10:01", 1234, 0, 2));
+        let other_pid = decode_line("08:10:02", 1235, 0, 3);
+        let other_rank = decode_line("08:10:02", 1234, 1, 3);
+        let same = decode_line("08:10:03", 1234, 0, 4);
+        let mut templates = learnt_from(&[&a, &b]);
         assert_eq!(templates.templates.len(), 1);
-        for line in [other_pid, other_rank] {
+        for line in [&other_pid, &other_rank] {
             assert!(!templates.templates[0].fits(line.as_bytes(), false), "{line}");
             assert_eq!(templates.frame(line), frame_line(line));
         }
         assert!(templates.templates.iter().any(|t| t.fits(same.as_bytes(), false)));
-        assert_eq!(templates.frame(same), frame_line(same));
+        assert_eq!(templates.frame(&same), frame_line(&same));
     }
 
     #[test]
     fn what_framing_reads_past_the_head_of_a_message_is_framed_in_full() {
-        let mut templates = Templates::default();
-        templates.frame("[2026-05-25 08:10:00 TP0] Capturing batches (bs=8 avail_mem=20.1 GB)");
-        templates.frame("[2026-05-25 08:10:01 TP0] Capturing batches (bs=4 avail_mem=20.2 GB)");
+        let mut templates = learnt_from(&[
+            "[2026-05-25 08:10:00 TP0] Capturing batches (bs=8 avail_mem=20.1 GB)",
+            "[2026-05-25 08:10:01 TP0] Capturing batches (bs=4 avail_mem=20.2 GB)",
+        ]);
         assert_eq!(templates.templates.len(), 1);
         for line in [
             "[2026-05-25 08:10:02 TP0] Capturing batches (bs=2 avail_mem=20.3 GB): 50%|█| 1/2 [2026-05-25 08:10:02 TP1] Init",

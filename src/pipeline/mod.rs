@@ -313,9 +313,11 @@ fn push_framed(
     }
     feeder.end_partial()?;
     on_line(number, framed.first.formats);
-    let whole = kinds.is_some_and(|k| k.whole)
-        && feeder.grouper.holds_only_records()
-        && !feeder.grouper.continues_open(&framed.first, kinds.map_or(LineKind::Other, |k| k.first));
+    let whole = kinds.is_some_and(|k| {
+        k.whole
+            && feeder.grouper.holds_only_records()
+            && !feeder.grouper.continues_open(&framed.first, k.first)
+    });
     if whole {
         return feeder.push_whole_record(number, offset, text, &framed.first);
     }

@@ -179,8 +179,8 @@ impl Prefilter {
     /// so lines that differ only in their numbers have the same candidates
     /// and the search runs once per shape. A literal found in a message is
     /// found in its shape, so no rule is lost; a few more may be tried.
-    /// The candidates are remembered with their shape, so the verdicts of
-    /// [`digit_blind`] regexes recorded in them hold for later messages.
+    /// The candidates are remembered with their shape, so what is known
+    /// of their regexes' verdicts ([`Known`]) holds for later messages.
     pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> Shaped<'s> {
         let CandidateScratch { shape, bytes, bits, out, unkept, memo, searches } = scratch;
         let len = message.len();
