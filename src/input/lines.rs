@@ -1,17 +1,27 @@
-//! Splitting a byte stream into numbered lines.
+//! Splitting a byte stream into numbered lines: the one line splitter of
+//! every path (batch, follow, structured journals, the export format).
 //!
-//! The reader never holds more than one line (capped at [`MAX_LINE_BYTES`])
-//! plus the underlying reader's buffer. Lines end at `\n`; a `\r` right
-//! before the `\n` (or at the end of input) is dropped. Invalid UTF-8 is
-//! replaced with U+FFFD. A line longer than the cap keeps its first
-//! [`MAX_LINE_BYTES`] bytes, the rest is skipped and the line is marked as
-//! cut, so one runaway line cannot exhaust memory.
+//! Lines end at `\n`; a `\r` right before the `\n` (or at the end of
+//! input) is dropped. Invalid UTF-8 is replaced with U+FFFD. A line longer
+//! than the cap keeps its first [`MAX_LINE_BYTES`] bytes, the rest is
+//! skipped and the line is marked as cut, so one runaway line cannot
+//! exhaust memory.
+//!
+//! The reader reads a block of bytes at a time and checks the whole lines
+//! in it as UTF-8 at once (a check per line costs more than the rest of
+//! splitting); a line is then a slice of the block, neither copied nor
+//! checked again. Only the start of a line that the block cut off is
+//! carried over to the next block.
 
 use std::borrow::Cow;
-use std::io::{self, BufRead, Read};
+use std::io::{self, Read};
 
 /// Longest line kept in full; the rest of a longer line is skipped.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Bytes asked of the reader at a time: as much as a file's buffered
+/// reader holds, so that it hands them over without a copy of its own.
+const BLOCK_BYTES: usize = 256 * 1024;
 
 /// One line of input, borrowed from the reader until the next call.
 #[derive(Debug)]
@@ -26,19 +36,84 @@ pub struct Line<'a> {
     pub cut: bool,
 }
 
-/// Reads numbered lines from any buffered reader.
+/// One line of input as bytes, borrowed from the reader until the next
+/// call (see [`LineReader::next_raw`]).
+#[derive(Debug)]
+pub struct RawLine<'a> {
+    /// 1-based line number in its source.
+    pub number: u64,
+    /// Byte offset of the line's first byte in the (decompressed) source.
+    pub offset: u64,
+    /// The line without its terminator (and, unless cut, without a final
+    /// `\r`).
+    pub bytes: &'a [u8],
+    /// The line was longer than [`MAX_LINE_BYTES`] and was cut.
+    pub cut: bool,
+}
+
+/// Whole lines read at once: checked as UTF-8 text, or kept as bytes when
+/// the check failed (each line is then read on its own, lossily).
+#[derive(Debug)]
+enum Block {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Block {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Block::Text(text) => text.as_bytes(),
+            Block::Bytes(bytes) => bytes,
+        }
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Block::Text(text) => text.into_bytes(),
+            Block::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+/// Reads numbered lines from any reader.
 pub struct LineReader<R> {
     inner: R,
-    buf: Vec<u8>,
+    /// The lines read and not yet handed out (from [`Self::at`] on): whole
+    /// lines, but for the last line of the input.
+    block: Block,
+    /// Where the next line starts in the block.
+    at: usize,
+    /// Bytes read after the block's last newline: the start of a line the
+    /// next block finishes.
+    tail: Vec<u8>,
+    /// Bytes skipped from the block's first line, which was cut.
+    first_cut: Option<u64>,
+    /// The reader has said there is no more.
+    ended: bool,
+    /// The number of the line last handed out.
     number: u64,
+    /// The offset of the line last handed out.
+    last_offset: u64,
+    /// The offset of the next line.
     offset: u64,
     cut_lines: u64,
 }
 
-impl<R: BufRead> LineReader<R> {
+impl<R: Read> LineReader<R> {
     /// Wraps a reader; the first line read is line 1 at offset 0.
     pub fn new(inner: R) -> Self {
-        LineReader { inner, buf: Vec::with_capacity(256), number: 0, offset: 0, cut_lines: 0 }
+        LineReader {
+            inner,
+            block: Block::Bytes(Vec::new()),
+            at: 0,
+            tail: Vec::new(),
+            first_cut: None,
+            ended: false,
+            number: 0,
+            last_offset: 0,
+            offset: 0,
+            cut_lines: 0,
+        }
     }
 
     /// Numbers lines from `first` on (the lines before it were read from
@@ -62,182 +137,139 @@ impl<R: BufRead> LineReader<R> {
     /// Fails as the reader does (a followed input that is idle fails with
     /// [`io::ErrorKind::WouldBlock`], and nothing is lost).
     pub fn has_more(&mut self) -> io::Result<bool> {
-        Ok(!self.inner.fill_buf()?.is_empty())
+        Ok(self.at < self.block.bytes().len() || self.refill()?)
     }
 
-    /// Reads the next line, or `None` at the end of input.
+    /// Reads the next line, or `None` at the end of input. Invalid UTF-8
+    /// is replaced with U+FFFD.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        let Some((offset, cut)) = self.next_raw()? else { return Ok(None) };
-        // Validation alone is much faster than the lossy conversion, and
-        // almost every line is valid.
-        let text = match std::str::from_utf8(&self.buf) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(&self.buf),
+        let Some((start, end, cut)) = self.split()? else { return Ok(None) };
+        let (number, offset) = (self.number, self.last_offset);
+        let text = match &self.block {
+            // A slice of checked text, unless bytes that are not lines
+            // (`read_bytes`) ended inside a character.
+            Block::Text(text) if text.is_char_boundary(start) && text.is_char_boundary(end) => {
+                Cow::Borrowed(&text[start..end])
+            }
+            block => String::from_utf8_lossy(&block.bytes()[start..end]),
         };
-        Ok(Some(Line { number: self.number, offset, text, cut }))
+        Ok(Some(Line { number, offset, text, cut }))
     }
 
-    /// Reads the next line as bytes (see [`LineReader::raw`]); returns its
-    /// offset and whether it was cut, or `None` at the end of input.
-    pub fn next_raw(&mut self) -> io::Result<Option<(u64, bool)>> {
-        self.buf.clear();
-        let start = self.offset;
-        let mut consumed: u64 = 0;
-        let mut cut = false;
-        loop {
-            let chunk = match self.inner.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                break;
-            }
-            let (take, found) = match memchr_newline(chunk) {
-                Some(i) => (i + 1, true),
-                None => (chunk.len(), false),
-            };
-            let body = if found { &chunk[..take - 1] } else { &chunk[..take] };
-            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
-            if body.len() > room {
-                cut = true;
-            }
-            self.buf.extend_from_slice(&body[..body.len().min(room)]);
-            self.inner.consume(take);
-            consumed += take as u64;
-            if found {
-                break;
-            }
-        }
-        if consumed == 0 {
+    /// Reads the next line as bytes, or `None` at the end of input.
+    pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
+        let Some((start, end, cut)) = self.split()? else { return Ok(None) };
+        let bytes = &self.block.bytes()[start..end];
+        Ok(Some(RawLine { number: self.number, offset: self.last_offset, bytes, cut }))
+    }
+
+    /// Finds the next line, reading another block when this one is used
+    /// up, and counts it: where it lies in the block (without its
+    /// terminator), and whether it was cut.
+    fn split(&mut self) -> io::Result<Option<(usize, usize, bool)>> {
+        if self.at >= self.block.bytes().len() && !self.refill()? {
             return Ok(None);
         }
-        if !cut && self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
-        }
-        if cut {
-            self.cut_lines += 1;
-        }
+        let bytes = self.block.bytes();
+        let start = self.at;
+        let (end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(i) => (start + i, start + i + 1),
+            // The last line of the input, without a newline.
+            None => (bytes.len(), bytes.len()),
+        };
+        let skipped = if start == 0 { self.first_cut.take() } else { None };
+        let cut = skipped.is_some();
+        self.at = next;
         self.number += 1;
-        self.offset += consumed;
-        Ok(Some((start, cut)))
+        self.last_offset = self.offset;
+        self.offset += (next - start) as u64 + skipped.unwrap_or(0);
+        self.cut_lines += u64::from(cut);
+        let end = if !cut && bytes[start..end].ends_with(b"\r") { end - 1 } else { end };
+        Ok(Some((start, end, cut)))
     }
 
-    /// Calls `each` with every remaining line, in order, until it returns
-    /// false. Lines are the same as [`LineReader::next_line`] gives, but a
-    /// whole buffer of them is split at once: a line inside the buffer is
-    /// neither copied nor read through the reader again, which matters
-    /// when there are millions.
-    pub fn for_each_line(&mut self, mut each: impl FnMut(Line<'_>) -> bool) -> io::Result<()> {
-        let LineReader { inner, buf, number, offset, cut_lines } = self;
-        // A line the last buffer did not end is gathered in `buf`;
-        // `pending` counts its bytes read so far (kept or not).
-        let mut pending: u64 = 0;
-        let mut stopped = false;
-        while !stopped {
-            let chunk = match inner.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                break;
+    /// Reads the next block: whole lines, at least one, or the rest of the
+    /// input. False at the end of the input. A failed read loses nothing:
+    /// what was read is kept for the next try.
+    fn refill(&mut self) -> io::Result<bool> {
+        let mut data = std::mem::replace(&mut self.block, Block::Bytes(Vec::new())).into_bytes();
+        data.clear();
+        data.extend_from_slice(&self.tail);
+        self.tail.clear();
+        self.at = 0;
+        // Bytes at the start of `data` known to hold no newline.
+        let mut searched = 0;
+        while !self.ended && memchr::memchr(b'\n', &data[searched..]).is_none() {
+            if data.len() > MAX_LINE_BYTES {
+                // A runaway line: only its start is kept.
+                *self.first_cut.get_or_insert(0) += (data.len() - MAX_LINE_BYTES) as u64;
+                data.truncate(MAX_LINE_BYTES);
             }
-            // The whole lines of the buffer are checked for UTF-8 at once
-            // (much faster than line by line); then each is a slice.
-            let whole_from =
-                if pending == 0 { 0 } else { memchr::memchr(b'\n', chunk).map_or(chunk.len(), |i| i + 1) };
-            let whole_to = memchr::memrchr(b'\n', chunk).unwrap_or(0).max(whole_from);
-            let whole = std::str::from_utf8(&chunk[whole_from..whole_to]).ok();
-            let mut start = 0;
-            for end in memchr::memchr_iter(b'\n', chunk) {
-                let body = &chunk[start..end];
-                let consumed = pending + (end + 1 - start) as u64;
-                *number += 1;
-                let line = match whole {
-                    Some(whole) if pending == 0 && body.len() <= MAX_LINE_BYTES => {
-                        let text = &whole[start - whole_from..end - whole_from];
-                        let text = text.strip_suffix('\r').unwrap_or(text);
-                        Line { number: *number, offset: *offset, text: Cow::Borrowed(text), cut: false }
-                    }
-                    _ if pending == 0 => {
-                        let cut = body.len() > MAX_LINE_BYTES;
-                        line_of(&body[..body.len().min(MAX_LINE_BYTES)], *number, *offset, cut)
-                    }
-                    _ => {
-                        keep_capped(buf, body);
-                        let cut = pending + body.len() as u64 > buf.len() as u64;
-                        line_of(buf, *number, *offset, cut)
-                    }
-                };
-                *cut_lines += u64::from(line.cut);
-                let go_on = each(line);
-                *offset += consumed;
-                buf.clear();
-                pending = 0;
-                start = end + 1;
-                if !go_on {
-                    stopped = true;
-                    break;
+            searched = data.len();
+            data.resize(searched + BLOCK_BYTES, 0);
+            let read = loop {
+                match self.inner.read(&mut data[searched..]) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    read => break read,
+                }
+            };
+            match read {
+                Ok(n) => {
+                    data.truncate(searched + n);
+                    self.ended = n == 0;
+                }
+                Err(e) => {
+                    data.truncate(searched);
+                    std::mem::swap(&mut self.tail, &mut data);
+                    self.block = Block::Bytes(data);
+                    return Err(e);
                 }
             }
-            if !stopped {
-                let rest = &chunk[start..];
-                keep_capped(buf, rest);
-                pending += rest.len() as u64;
-                start = chunk.len();
-            }
-            inner.consume(start);
         }
-        if pending > 0 && !stopped {
-            let cut = pending > buf.len() as u64;
-            *number += 1;
-            *cut_lines += u64::from(cut);
-            each(line_of(buf, *number, *offset, cut));
-            *offset += pending;
-            buf.clear();
+        let first_end = memchr::memchr(b'\n', &data).unwrap_or(data.len());
+        if first_end > MAX_LINE_BYTES {
+            *self.first_cut.get_or_insert(0) += (first_end - MAX_LINE_BYTES) as u64;
+            data.drain(MAX_LINE_BYTES..first_end);
         }
-        Ok(())
-    }
-
-    /// The bytes of the line last read by [`LineReader::next_raw`].
-    pub fn raw(&self) -> &[u8] {
-        &self.buf
+        if !self.ended {
+            let whole = memchr::memrchr(b'\n', &data).map_or(0, |last| last + 1);
+            self.tail.extend_from_slice(&data[whole..]);
+            data.truncate(whole);
+        }
+        let more = !data.is_empty();
+        self.block = match String::from_utf8(data) {
+            Ok(text) => Block::Text(text),
+            Err(e) => Block::Bytes(e.into_bytes()),
+        };
+        Ok(more)
     }
 
     /// Reads `len` bytes that are not lines (a binary field of the journal
     /// export format); keeps at most [`MAX_LINE_BYTES`] of them. Line
     /// numbers count the newlines inside, so later lines keep their numbers.
     pub fn read_bytes(&mut self, len: u64) -> io::Result<Vec<u8>> {
-        let keep = len.min(MAX_LINE_BYTES as u64);
-        let mut value = vec![0u8; keep as usize];
-        self.inner.read_exact(&mut value)?;
-        io::copy(&mut (&mut self.inner).take(len - keep), &mut io::sink())?;
+        let keep = len.min(MAX_LINE_BYTES as u64) as usize;
+        let mut value = Vec::with_capacity(keep);
+        let mut left = len;
+        // What was read already: the rest of the block, then its tail.
+        let block = &self.block.bytes()[self.at..];
+        let from_block = block.len().min(left as usize);
+        value.extend_from_slice(&block[..from_block.min(keep)]);
+        self.at += from_block;
+        left -= from_block as u64;
+        let from_tail = self.tail.len().min(left as usize);
+        value.extend_from_slice(&self.tail[..from_tail.min(keep - value.len())]);
+        self.tail.drain(..from_tail);
+        left -= from_tail as u64;
+        let kept = value.len();
+        value.resize(keep, 0);
+        // The rest from the reader (`left` covers what is still to keep).
+        self.inner.read_exact(&mut value[kept..])?;
+        io::copy(&mut (&mut self.inner).take(left - (keep - kept) as u64), &mut io::sink())?;
         self.offset += len;
         self.number += value.iter().filter(|&&b| b == b'\n').count() as u64;
         Ok(value)
     }
-}
-
-/// Appends to a line being gathered, up to [`MAX_LINE_BYTES`].
-fn keep_capped(line: &mut Vec<u8>, more: &[u8]) {
-    let room = MAX_LINE_BYTES.saturating_sub(line.len());
-    line.extend_from_slice(&more[..more.len().min(room)]);
-}
-
-/// A line from its bytes: a final `\r` is dropped (unless the line was
-/// cut), and invalid UTF-8 is replaced.
-fn line_of(bytes: &[u8], number: u64, offset: u64, cut: bool) -> Line<'_> {
-    let bytes = if cut { bytes } else { bytes.strip_suffix(b"\r").unwrap_or(bytes) };
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    };
-    Line { number, offset, text, cut }
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', bytes)
 }
 
 #[cfg(test)]
@@ -253,21 +285,18 @@ mod tests {
         out
     }
 
-    /// The same lines, read a buffer at a time.
+    /// The same lines, read through a buffer of `capacity` bytes.
     fn read_each(bytes: &[u8], capacity: usize) -> (Vec<(u64, u64, String, bool)>, u64) {
         let mut reader = LineReader::new(io::BufReader::with_capacity(capacity, bytes)).starting_at(5);
         let mut out = Vec::new();
-        reader
-            .for_each_line(|line| {
-                out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut));
-                true
-            })
-            .unwrap();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut));
+        }
         (out, reader.cut_lines())
     }
 
     #[test]
-    fn a_buffer_at_a_time_gives_the_same_lines() {
+    fn any_buffer_size_gives_the_same_lines() {
         let mut long = vec![b'y'; MAX_LINE_BYTES];
         long.extend_from_slice(b"\r\n\nz\r\n");
         long.extend_from_slice(&[b'w'; MAX_LINE_BYTES + 3]);
@@ -282,31 +311,82 @@ mod tests {
             b"x",
         ];
         for input in inputs {
-            let mut reader = LineReader::new(io::BufReader::with_capacity(7, input));
+            // What the lines are, split by hand.
             let mut expected = Vec::new();
-            while let Some(line) = reader.next_line().unwrap() {
-                expected.push((line.number, line.offset, line.text.into_owned(), line.cut));
+            let (mut offset, mut cut_lines) = (0, 0);
+            let mut rest = input;
+            while !rest.is_empty() {
+                let end = rest.iter().position(|&b| b == b'\n');
+                let body = &rest[..end.unwrap_or(rest.len())];
+                let cut = body.len() > MAX_LINE_BYTES;
+                let kept =
+                    if cut { &body[..MAX_LINE_BYTES] } else { body.strip_suffix(b"\r").unwrap_or(body) };
+                let number = expected.len() as u64 + 1;
+                expected.push((number, offset, String::from_utf8_lossy(kept).into_owned(), cut));
+                cut_lines += u64::from(cut);
+                let used = end.map_or(rest.len(), |e| e + 1);
+                offset += used as u64;
+                rest = &rest[used..];
             }
             for capacity in [1, 2, 7, 64, 1 << 20, 4 << 20] {
-                let (lines, cut_lines) = read_each(input, capacity);
+                let (lines, cut) = read_each(input, capacity);
                 assert_eq!(lines, expected, "capacity {capacity}");
-                assert_eq!(cut_lines, reader.cut_lines(), "capacity {capacity}");
+                assert_eq!(cut, cut_lines, "capacity {capacity}");
             }
         }
     }
 
     #[test]
-    fn reading_each_line_stops_when_asked() {
-        let mut reader = LineReader::new(io::BufReader::new(&b"one\ntwo\nthree\n"[..]));
-        let mut seen = Vec::new();
-        reader
-            .for_each_line(|line| {
-                seen.push(line.text.into_owned());
-                seen.len() < 2
-            })
-            .unwrap();
-        assert_eq!(seen, ["one", "two"]);
-        assert_eq!(reader.next_line().unwrap().unwrap().text, "three");
+    fn raw_lines_and_bytes_that_are_not_lines_interleave() {
+        // The export format's binary field: a line, then counted bytes
+        // holding a newline, then lines again.
+        let input = b"MESSAGE\n\x05\0\0\0\0\0\0\0a\nbc\nnext\n";
+        for capacity in [1, 3, 64] {
+            let mut reader = LineReader::new(io::BufReader::with_capacity(capacity, &input[..]));
+            assert_eq!(reader.next_raw().unwrap().unwrap().bytes, b"MESSAGE");
+            assert_eq!(reader.read_bytes(8).unwrap(), 5u64.to_le_bytes());
+            assert_eq!(reader.read_bytes(5).unwrap(), b"a\nbc\n");
+            let next = reader.next_raw().unwrap().unwrap();
+            // Two newlines inside the field count as lines.
+            assert_eq!((next.number, next.offset, next.bytes), (4, 21, &b"next"[..]));
+            assert!(reader.next_raw().unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn a_line_cut_short_by_a_quiet_input_is_finished_when_more_comes() {
+        // A reader that goes quiet (WouldBlock) in the middle of a line.
+        struct Quiet<'a>(Vec<&'a [u8]>);
+        impl Read for Quiet<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                match self.0.first_mut() {
+                    None => Ok(0),
+                    Some(&mut []) => {
+                        self.0.remove(0);
+                        Err(io::ErrorKind::WouldBlock.into())
+                    }
+                    Some(piece) => {
+                        let n = piece.len().min(buf.len());
+                        buf[..n].copy_from_slice(&piece[..n]);
+                        *piece = &piece[n..];
+                        if piece.is_empty() {
+                            self.0.remove(0);
+                        }
+                        Ok(n)
+                    }
+                }
+            }
+        }
+        let quiet = Quiet(vec![b"one\ntw", b"", b"o\nthree"]);
+        let mut reader = LineReader::new(io::BufReader::with_capacity(4, quiet));
+        assert_eq!(reader.next_line().unwrap().unwrap().text, "one");
+        let quiet = reader.next_line().unwrap_err();
+        assert_eq!(quiet.kind(), io::ErrorKind::WouldBlock);
+        let two = reader.next_line().unwrap().unwrap();
+        assert_eq!((two.number, two.offset, two.text.as_ref()), (2, 4, "two"));
+        let three = reader.next_line().unwrap().unwrap();
+        assert_eq!((three.number, three.offset, three.text.as_ref()), (3, 8, "three"));
+        assert!(reader.next_line().unwrap().is_none());
     }
 
     #[test]

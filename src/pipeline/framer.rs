@@ -195,7 +195,15 @@ pub fn frame_batches<R: BufRead>(
     let mut batch = FramedBatch::default();
     let mut templates = Templates::default();
     let mut going = true;
-    let read = lines.for_each_line(|line| {
+    while going {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                summary.error = Some(e);
+                break;
+            }
+        };
         // One search tells most lines apart from those that need more:
         // no escape sequence to strip, no progress bar or carriage return.
         let unmarked = memchr::memchr3(0x1b, b'%', b'\r', line.text.as_bytes()).is_none();
@@ -210,10 +218,6 @@ pub fn frame_batches<R: BufRead>(
         if batch.is_full() {
             going = full(&mut batch);
         }
-        going
-    });
-    if let Err(e) = read {
-        summary.error = Some(e);
     }
     if going && !batch.lines.is_empty() {
         full(&mut batch);

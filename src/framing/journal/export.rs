@@ -41,9 +41,8 @@ impl<R: BufRead> ExportReader<R> {
         let mut fields: Vec<(String, Vec<u8>)> = Vec::new();
         let mut first = None;
         let mut message_at = None;
-        while let Some((offset, _)) = self.lines.next_raw()? {
-            let at = (self.lines.last_number(), offset);
-            let line = self.lines.raw();
+        while let Some(raw) = self.lines.next_raw()? {
+            let (at, line) = ((raw.number, raw.offset), raw.bytes);
             if line.is_empty() {
                 if fields.is_empty() {
                     continue;
