@@ -8,6 +8,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use logdiag::diagnose::feed_source;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
 use logdiag::events::Event;
+use logdiag::framing::journal::layout;
 use logdiag::input::follow::{Chunks, Growing, Records};
 use logdiag::pipeline::{EventSink, Session};
 use logdiag::report::{write_json, write_text, Color, EvidenceLines, Terminal, TextOptions};
@@ -177,7 +178,8 @@ fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis
     let mut part =
         Growing::new(Pauses { bytes: bytes.to_vec(), at: 0, pauses, idle_due: false }, |_| Records::Lines);
     let mut session = Session::following(&mut judge);
-    let _ = session.read(BufReader::with_capacity(7, &mut part), &mut |line, _| lines.set(line));
+    let _ = session
+        .read(BufReader::with_capacity(7, &mut part), layout::sniff(bytes), &mut |line, _| lines.set(line));
     session.finish().unwrap();
     let last = judge.engine.diagnose(&JudgeOptions::default());
     (judge.seen, last)

@@ -23,7 +23,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 
 pub use content::open_logs;
-pub use head::{with_head, with_head_until, Deferred, WithHead};
+pub use head::{with_head, with_head_until, Deferred};
 pub use lines::{Line, LineReader, MAX_LINE_BYTES};
 pub use reversal::Reversal;
 pub use walk::{collect_sources, Collected, Skipped, Symlinks};

@@ -262,10 +262,10 @@ impl Reader {
         };
         let (head, mut reader) =
             with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, wants_more);
-        if !reversed::looks_reversed(&head) {
-            return session.read(reader, &mut count);
-        }
         let shape = layout::sniff(&head);
+        if !reversed::looks_reversed(&head) {
+            return session.read(reader, shape, &mut count);
+        }
         let reordered = match held {
             Held::UntilIdle => reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?,
             Held::UntilEnd => reversed::reorder(BufReader::new(UntilEnd(&mut reader)), shape)?,
@@ -280,7 +280,7 @@ impl Reader {
             reversed: Some(reordered.reversal),
         })?;
         self.send(Fed::Notice(reversed::reordered_notice("it")))?;
-        session.read(reordered.reader, &mut count)?;
+        session.read(reordered.reader, shape, &mut count)?;
         session.idle()?;
         // Whatever comes after is read as it comes.
         self.send(Fed::Part {
@@ -289,7 +289,7 @@ impl Reader {
             after: None,
             reversed: None,
         })?;
-        session.read(reader, &mut count)
+        session.read(reader, shape, &mut count)
     }
 }
 

@@ -30,12 +30,12 @@ use std::io::{self, BufRead};
 
 use crate::events::traceback::{classify, Place};
 use crate::events::{self, Event, Grouper, LineKind};
-use crate::framing::journal::layout;
+use crate::framing::journal::layout::{self, Shape};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
 use crate::framing::{frame_message, Format, FormatSet, Framed, Record, Separator, Templates};
 use crate::input::Reversal;
-use crate::input::{with_head, Line, LineReader, WithHead, MAX_LINE_BYTES};
+use crate::input::{with_head, Line, LineReader, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
 pub use sink::{Borrowing, EventSink, Spares};
@@ -59,7 +59,8 @@ pub fn read_events<R: BufRead>(
 ) -> io::Result<ReadSummary> {
     let mut sink = Borrowing::new(on_event);
     let mut session = Session::new(&mut sink);
-    let summary = session.read(reader, &mut on_line)?;
+    let (head, reader) = with_head(reader, SNIFF_BYTES);
+    let summary = session.read(reader, layout::sniff(&head), &mut on_line)?;
     session.finish()?;
     Ok(summary)
 }
@@ -141,14 +142,16 @@ impl<'f> Session<'f> {
         notices
     }
 
-    /// Reads one part; its first line follows the last line of the part
-    /// before it.
+    /// Reads one part of shape `shape` (a structured journal, or text if
+    /// `None`: its head was sniffed by the caller, once); its first line
+    /// follows the last line of the part before it.
     pub fn read<R: BufRead>(
         &mut self,
         reader: R,
+        shape: Option<Shape>,
         on_line: &mut impl FnMut(u64, FormatSet),
     ) -> io::Result<ReadSummary> {
-        self.read_with(reader, on_line, |reader, first, mut on_line, feeder| {
+        self.read_with(reader, shape, on_line, |reader, first, mut on_line, feeder| {
             read_text(reader, first, &mut on_line, feeder)
         })
     }
@@ -159,34 +162,29 @@ impl<'f> Session<'f> {
     pub fn read_split<R: BufRead + Send>(
         &mut self,
         reader: R,
+        shape: Option<Shape>,
         on_line: &mut impl FnMut(u64, FormatSet),
     ) -> io::Result<ReadSummary> {
-        self.read_with(reader, on_line, |reader, first, mut on_line, feeder| {
+        self.read_with(reader, shape, on_line, |reader, first, mut on_line, feeder| {
             read_text_split(reader, first, &mut on_line, feeder)
         })
     }
 
-    /// Recognises the part's shape from its head; reads a structured
-    /// journal here, and text with `read_text`.
+    /// Reads a structured journal here, and text with `read_text`.
     fn read_with<R: BufRead>(
         &mut self,
         reader: R,
+        shape: Option<Shape>,
         on_line: &mut impl FnMut(u64, FormatSet),
-        read_text: impl FnOnce(
-            WithHead<R>,
-            u64,
-            &mut dyn FnMut(u64, FormatSet),
-            &mut Feeder<'f>,
-        ) -> io::Result<ReadSummary>,
+        read_text: impl FnOnce(R, u64, &mut dyn FnMut(u64, FormatSet), &mut Feeder<'f>) -> io::Result<ReadSummary>,
     ) -> io::Result<ReadSummary> {
-        let (head, reader) = with_head(reader, SNIFF_BYTES);
         let first = self.last_line + 1;
         let mut last = self.last_line;
         let mut counting = |number: u64, formats: FormatSet| {
             last = last.max(number);
             on_line(number, formats);
         };
-        let summary = match layout::sniff(&head) {
+        let summary = match shape {
             Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
             None => read_text(reader, first, &mut counting, &mut self.feeder)?,
         };
@@ -681,13 +679,15 @@ pub fn read_parts<R: BufRead + Send>(
         let first = session.last_line() + 1;
         let which = if part == name { "it".to_string() } else { part.clone() };
         let (head, reader) = with_head(reader, SNIFF_BYTES);
+        let shape = layout::sniff(&head);
         let formats = &mut read.formats;
+        let mut seen = |_, seen| formats.extend(seen);
         let result = if reversed::looks_reversed(&head) {
-            match reversed::reorder(reader, layout::sniff(&head)) {
+            match reversed::reorder(reader, shape) {
                 Ok(reordered) => {
                     read.parts.push((part.clone(), first, Some(reordered.reversal)));
                     read.notices.push(reversed::reordered_notice(&which));
-                    let summary = session.read_split(reordered.reader, &mut |_, seen| formats.extend(seen));
+                    let summary = session.read_split(reordered.reader, shape, &mut seen);
                     summary.map(|summary| ReadSummary { error: reordered.error, ..summary })
                 }
                 Err(e) => Err(e),
@@ -697,9 +697,9 @@ pub fn read_parts<R: BufRead + Send>(
             if head.len() < SNIFF_BYTES {
                 // All of it is in the head: too little to be worth a thread
                 // (a directory of many small logs would start one for each).
-                session.read(reader, &mut |_, seen| formats.extend(seen))
+                session.read(reader, shape, &mut seen)
             } else {
-                session.read_split(reader, &mut |_, seen| formats.extend(seen))
+                session.read_split(reader, shape, &mut seen)
             }
         };
         match result {
@@ -782,7 +782,7 @@ mod tests {
             Ok(())
         });
         let mut session = Session::following(&mut sink);
-        session.read(text.as_bytes(), &mut |_, _| {}).unwrap();
+        session.read(text.as_bytes(), layout::sniff(text.as_bytes()), &mut |_, _| {}).unwrap();
         session.finish().unwrap();
         events
     }
