@@ -7,11 +7,12 @@
 //! skipped and the line is marked as cut, so one runaway line cannot
 //! exhaust memory.
 //!
-//! The reader reads a block of bytes at a time and checks the whole lines
-//! in it as UTF-8 at once (a check per line costs more than the rest of
-//! splitting); a line is then a slice of the block, neither copied nor
-//! checked again. Only the start of a line that the block cut off is
-//! carried over to the next block.
+//! The reader reads a block of bytes at a time into a buffer of its own
+//! and checks the block as UTF-8 at once (a check per line costs more than
+//! the rest of splitting); a line is then a slice of the block, neither
+//! copied nor checked again. Only the start of a line that the block cut
+//! off is carried over to the next block. A block is read until it is
+//! full, so the buffer keeps its size and is not cleared before a read.
 
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -78,18 +79,23 @@ impl Block {
 /// Reads numbered lines from any reader.
 pub struct LineReader<R> {
     inner: R,
-    /// The lines read and not yet handed out (from [`Self::at`] on): whole
-    /// lines, but for the last line of the input.
+    /// The buffer, holding the block read up to [`Self::filled`].
     block: Block,
     /// Where the next line starts in the block.
     at: usize,
-    /// Bytes read after the block's last newline: the start of a line the
-    /// next block finishes.
-    tail: Vec<u8>,
+    /// Where the block's whole lines end (the input's last line counts as
+    /// whole once the reader has ended).
+    whole: usize,
+    /// Where what was read ends: after `whole` is the start of a line that
+    /// the next block finishes.
+    filled: usize,
     /// Bytes skipped from the block's first line, which was cut.
     first_cut: Option<u64>,
     /// The reader has said there is no more.
     ended: bool,
+    /// A read that failed after whole lines came: reported at the next
+    /// read, once those lines are handed out.
+    deferred: Option<io::Error>,
     /// The number of the line last handed out.
     number: u64,
     /// The offset of the line last handed out.
@@ -106,9 +112,11 @@ impl<R: Read> LineReader<R> {
             inner,
             block: Block::Bytes(Vec::new()),
             at: 0,
-            tail: Vec::new(),
+            whole: 0,
+            filled: 0,
             first_cut: None,
             ended: false,
+            deferred: None,
             number: 0,
             last_offset: 0,
             offset: 0,
@@ -137,7 +145,7 @@ impl<R: Read> LineReader<R> {
     /// Fails as the reader does (a followed input that is idle fails with
     /// [`io::ErrorKind::WouldBlock`], and nothing is lost).
     pub fn has_more(&mut self) -> io::Result<bool> {
-        Ok(self.at < self.block.bytes().len() || self.refill()?)
+        Ok(self.at < self.whole || self.refill()?)
     }
 
     /// Reads the next line, or `None` at the end of input. Invalid UTF-8
@@ -167,10 +175,10 @@ impl<R: Read> LineReader<R> {
     /// up, and counts it: where it lies in the block (without its
     /// terminator), and whether it was cut.
     fn split(&mut self) -> io::Result<Option<(usize, usize, bool)>> {
-        if self.at >= self.block.bytes().len() && !self.refill()? {
+        if self.at >= self.whole && !self.refill()? {
             return Ok(None);
         }
-        let bytes = self.block.bytes();
+        let bytes = &self.block.bytes()[..self.whole];
         let start = self.at;
         let (end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
             Some(i) => (start + i, start + i + 1),
@@ -192,56 +200,76 @@ impl<R: Read> LineReader<R> {
     /// input. False at the end of the input. A failed read loses nothing:
     /// what was read is kept for the next try.
     fn refill(&mut self) -> io::Result<bool> {
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         let mut data = std::mem::replace(&mut self.block, Block::Bytes(Vec::new())).into_bytes();
-        data.clear();
-        data.extend_from_slice(&self.tail);
-        self.tail.clear();
-        self.at = 0;
-        // Bytes at the start of `data` known to hold no newline.
-        let mut searched = 0;
-        while !self.ended && memchr::memchr(b'\n', &data[searched..]).is_none() {
-            if data.len() > MAX_LINE_BYTES {
-                // A runaway line: only its start is kept.
-                *self.first_cut.get_or_insert(0) += (data.len() - MAX_LINE_BYTES) as u64;
-                data.truncate(MAX_LINE_BYTES);
-            }
-            searched = data.len();
-            data.resize(searched + BLOCK_BYTES, 0);
-            let read = loop {
-                match self.inner.read(&mut data[searched..]) {
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    read => break read,
-                }
-            };
-            match read {
-                Ok(n) => {
-                    data.truncate(searched + n);
-                    self.ended = n == 0;
-                }
-                Err(e) => {
-                    data.truncate(searched);
-                    std::mem::swap(&mut self.tail, &mut data);
-                    self.block = Block::Bytes(data);
-                    return Err(e);
-                }
-            }
-        }
-        let first_end = memchr::memchr(b'\n', &data).unwrap_or(data.len());
+        // The start of a line the last block cut off moves to the front.
+        data.copy_within(self.at..self.filled, 0);
+        self.filled -= self.at;
+        (self.at, self.whole) = (0, 0);
+        let read = self.fill(&mut data);
+        let first_end = memchr::memchr(b'\n', &data[..self.filled]).unwrap_or(self.filled);
         if first_end > MAX_LINE_BYTES {
+            // A runaway line: only its start is kept.
             *self.first_cut.get_or_insert(0) += (first_end - MAX_LINE_BYTES) as u64;
-            data.drain(MAX_LINE_BYTES..first_end);
+            data.copy_within(first_end..self.filled, MAX_LINE_BYTES);
+            self.filled -= first_end - MAX_LINE_BYTES;
         }
-        if !self.ended {
-            let whole = memchr::memrchr(b'\n', &data).map_or(0, |last| last + 1);
-            self.tail.extend_from_slice(&data[whole..]);
-            data.truncate(whole);
+        self.whole = match self.ended {
+            true => self.filled,
+            false => memchr::memrchr(b'\n', &data[..self.filled]).map_or(0, |last| last + 1),
+        };
+        match read {
+            Err(e) if self.whole > 0 => self.deferred = Some(e),
+            Err(e) => {
+                self.block = Block::Bytes(data);
+                return Err(e);
+            }
+            Ok(()) => {}
         }
-        let more = !data.is_empty();
+        // Only a block cut short (the input's end, a failed read) holds
+        // less than its buffer; then the buffer shrinks to what it holds,
+        // not to check bytes left from earlier blocks.
+        data.truncate(self.filled);
         self.block = match String::from_utf8(data) {
             Ok(text) => Block::Text(text),
             Err(e) => Block::Bytes(e.into_bytes()),
         };
-        Ok(more)
+        Ok(self.whole > 0)
+    }
+
+    /// Reads into `data`, after the start of a line it holds, until it is
+    /// full (a block more than it held, or all it had room for) or the
+    /// reader ends or fails. A line that fills it all grows it, and a
+    /// runaway line keeps only its start.
+    fn fill(&mut self, data: &mut Vec<u8>) -> io::Result<()> {
+        let room = data.len().max(self.filled + BLOCK_BYTES);
+        if data.len() < room {
+            data.resize(room, 0);
+        }
+        while !self.ended {
+            if self.filled == data.len() {
+                if memchr::memchr(b'\n', &data[..self.filled]).is_some() {
+                    return Ok(());
+                }
+                if self.filled > MAX_LINE_BYTES {
+                    *self.first_cut.get_or_insert(0) += (self.filled - MAX_LINE_BYTES) as u64;
+                    self.filled = MAX_LINE_BYTES;
+                } else {
+                    data.resize(self.filled + BLOCK_BYTES, 0);
+                }
+            }
+            match self.inner.read(&mut data[self.filled..]) {
+                Ok(n) => {
+                    self.filled += n;
+                    self.ended = n == 0;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     /// Reads `len` bytes that are not lines (a binary field of the journal
@@ -249,23 +277,17 @@ impl<R: Read> LineReader<R> {
     /// numbers count the newlines inside, so later lines keep their numbers.
     pub fn read_bytes(&mut self, len: u64) -> io::Result<Vec<u8>> {
         let keep = len.min(MAX_LINE_BYTES as u64) as usize;
-        let mut value = Vec::with_capacity(keep);
-        let mut left = len;
-        // What was read already: the rest of the block, then its tail.
-        let block = &self.block.bytes()[self.at..];
-        let from_block = block.len().min(left as usize);
-        value.extend_from_slice(&block[..from_block.min(keep)]);
+        // What was read already, then the reader.
+        let held = &self.block.bytes()[self.at..self.filled];
+        let from_block = held.len().min(len as usize);
+        let mut value = held[..from_block.min(keep)].to_vec();
         self.at += from_block;
-        left -= from_block as u64;
-        let from_tail = self.tail.len().min(left as usize);
-        value.extend_from_slice(&self.tail[..from_tail.min(keep - value.len())]);
-        self.tail.drain(..from_tail);
-        left -= from_tail as u64;
+        self.whole = self.whole.max(self.at);
         let kept = value.len();
         value.resize(keep, 0);
-        // The rest from the reader (`left` covers what is still to keep).
         self.inner.read_exact(&mut value[kept..])?;
-        io::copy(&mut (&mut self.inner).take(left - (keep - kept) as u64), &mut io::sink())?;
+        let skipped = len - from_block as u64 - (keep - kept) as u64;
+        io::copy(&mut (&mut self.inner).take(skipped), &mut io::sink())?;
         self.offset += len;
         self.number += value.iter().filter(|&&b| b == b'\n').count() as u64;
         Ok(value)
@@ -285,9 +307,24 @@ mod tests {
         out
     }
 
-    /// The same lines, read through a buffer of `capacity` bytes.
-    fn read_each(bytes: &[u8], capacity: usize) -> (Vec<(u64, u64, String, bool)>, u64) {
-        let mut reader = LineReader::new(io::BufReader::with_capacity(capacity, bytes)).starting_at(5);
+    /// A reader that gives at most `step` bytes a read, as a pipe may.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.step).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// The lines of `bytes`, read `step` bytes at a time.
+    fn read_each(bytes: &[u8], step: usize) -> (Vec<(u64, u64, String, bool)>, u64) {
+        let mut reader = LineReader::new(Trickle { bytes, step }).starting_at(5);
         let mut out = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {
             out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut));
@@ -296,7 +333,7 @@ mod tests {
     }
 
     #[test]
-    fn any_buffer_size_gives_the_same_lines() {
+    fn any_size_of_read_gives_the_same_lines() {
         let mut long = vec![b'y'; MAX_LINE_BYTES];
         long.extend_from_slice(b"\r\n\nz\r\n");
         long.extend_from_slice(&[b'w'; MAX_LINE_BYTES + 3]);
@@ -328,10 +365,10 @@ mod tests {
                 offset += used as u64;
                 rest = &rest[used..];
             }
-            for capacity in [1, 2, 7, 64, 1 << 20, 4 << 20] {
-                let (lines, cut) = read_each(input, capacity);
-                assert_eq!(lines, expected, "capacity {capacity}");
-                assert_eq!(cut, cut_lines, "capacity {capacity}");
+            for step in [1, 2, 7, 64, 100_000, 1 << 20, 4 << 20] {
+                let (lines, cut) = read_each(input, step);
+                assert_eq!(lines, expected, "reads of {step} bytes");
+                assert_eq!(cut, cut_lines, "reads of {step} bytes");
             }
         }
     }
