@@ -96,6 +96,7 @@ impl Layout {
 
     /// The record of `line`, whose fields are where this layout says (a
     /// line its template fitted).
+    #[inline(always)]
     pub fn record<'a>(&self, line: &'a str) -> Record<'a> {
         let field = |place: Place| place.map(|(start, end)| &line[start as usize..end as usize]);
         Record {

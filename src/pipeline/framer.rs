@@ -120,11 +120,17 @@ impl FramedBatch {
         for (index, line) in self.lines.iter().enumerate() {
             let inner = embedded.next_if(|(at, _, _)| *at == index);
             let text = line.text.of(&self.text);
-            let first = match line.record {
-                StoredRecord::Spans(record) => record.load(&self.text),
-                StoredRecord::Laid(layout) => self.layouts[layout].1.record(text),
+            // Each record is built where it is kept: a record moved into
+            // place is a copy of some 150 bytes, and most lines have one.
+            let mut framed = match line.record {
+                StoredRecord::Spans(record) => Framed { first: record.load(&self.text), embedded: None },
+                StoredRecord::Laid(layout) => {
+                    Framed { first: self.layouts[layout].1.record(text), embedded: None }
+                }
             };
-            let framed = Framed { first, embedded: inner.map(|(_, record, _)| record.load(&self.text)) };
+            if let Some((_, record, _)) = inner {
+                framed.embedded = Some(record.load(&self.text));
+            }
             let kinds =
                 Kinds { first: line.kind, embedded: inner.map(|&(_, _, kind)| kind), whole: line.whole };
             each(line.number, line.offset, text, &framed, kinds)?;
