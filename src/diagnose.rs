@@ -9,14 +9,14 @@ use std::io::{self, BufRead};
 use crate::engine::Engine;
 use crate::events::Event;
 use crate::framing::Record;
-use crate::pipeline::{read_parts, EventSink, Spares};
+use crate::pipeline::{read_parts, EventSink, Framing, Spares};
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
 /// read before it is judged; the error is returned only if no line at all
 /// could be read, for then the source is unreadable.
 pub fn feed_source<R: BufRead + Send>(engine: &mut Engine<'_>, name: &str, reader: R) -> io::Result<()> {
-    feed_parts(engine, name, vec![(name.to_string(), reader)])
+    feed_parts(engine, name, vec![(name.to_string(), reader)], Framing::OwnThread)
 }
 
 /// Reads the parts of one stream (rotated files, oldest first) as source
@@ -26,8 +26,9 @@ pub fn feed_parts<R: BufRead + Send>(
     engine: &mut Engine<'_>,
     name: &str,
     parts: Vec<(String, R)>,
+    framing: Framing,
 ) -> io::Result<()> {
-    feed_parts_by(engine, name, parts, Records::WithoutEvents)
+    feed_parts_by(engine, name, parts, Records::WithoutEvents, framing)
 }
 
 /// How the engine judges a line that is an event by itself.
@@ -45,9 +46,10 @@ fn feed_parts_by<R: BufRead + Send>(
     name: &str,
     parts: Vec<(String, R)>,
     records: Records,
+    framing: Framing,
 ) -> io::Result<()> {
     engine.begin_source(name);
-    let read = read_parts(name, parts, &mut Judging { engine, used: Spares::default(), records })?;
+    let read = read_parts(name, parts, &mut Judging { engine, used: Spares::default(), records }, framing)?;
     for (part, first, reversed) in read.parts {
         engine.begin_part(&part, first, reversed);
     }
@@ -105,7 +107,14 @@ mod tests {
 
     fn diagnosis(rules: &RuleSet, log: &[u8], records: Records) -> String {
         let mut engine = Engine::new(rules);
-        feed_parts_by(&mut engine, "input.log", vec![("input.log".to_string(), log)], records).unwrap();
+        feed_parts_by(
+            &mut engine,
+            "input.log",
+            vec![("input.log".to_string(), log)],
+            records,
+            Framing::OwnThread,
+        )
+        .unwrap();
         format!("{:?}", engine.diagnose(&JudgeOptions::default()))
     }
 

@@ -8,7 +8,8 @@ use super::{load_rules, write_line, DiagnoseArgs, Failure, ReportFormat};
 use crate::diagnose::feed_parts;
 use crate::engine::diagnosis::Diagnosis;
 use crate::engine::{Engine, JudgeOptions, UnitFilter};
-use crate::input::{collect_sources, open_logs, Skipped, Source};
+use crate::input::{collect_sources, open_logs, Origin, Part, Skipped, Source};
+use crate::pipeline::Framing;
 use crate::report::escape::for_terminal_lines;
 use crate::report::{write_json, write_markdown, write_text, MarkdownOptions, Terminal, TextOptions};
 use crate::rules::RuleSet;
@@ -117,7 +118,14 @@ struct Gathered<'r> {
 /// core), and joins them in their given order, so the report does not
 /// depend on which finished first.
 fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, Failure> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(sources.len()).max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(sources.len()).max(1);
+    // Each source's bytes, and those of the sources after it.
+    let bytes: Vec<u64> = sources.iter().map(bytes_of).collect();
+    let mut after = vec![0; bytes.len()];
+    for i in (1..bytes.len()).rev() {
+        after[i - 1] = after[i] + bytes[i];
+    }
     let next = AtomicUsize::new(0);
     let mut done: Vec<Option<Result<Gathered<'r>, Failure>>> = (0..sources.len()).map(|_| None).collect();
     let slots = Mutex::new(&mut done);
@@ -126,7 +134,13 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(source) = sources.get(index) else { break };
-                let read = read_one(rules, source);
+                // A file gets a framing thread of its own when a core is
+                // left for it: each worker has two, or the sources still to
+                // start are smaller than it (the other workers will be
+                // done while it is read).
+                let spare = cores >= 2 * workers || (cores >= 2 && bytes[index] >= after[index]);
+                let framing = if spare { Framing::OwnThread } else { Framing::ReadingThread };
+                let read = read_one(rules, source, framing);
                 slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(read);
             });
         }
@@ -143,7 +157,17 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
     Ok(Gathered { engine, skipped })
 }
 
-fn read_one<'r>(rules: &'r RuleSet, source: &Source) -> Result<Gathered<'r>, Failure> {
+/// The bytes of a source's files as stored (compressed ones included; 0
+/// for standard input).
+fn bytes_of(source: &Source) -> u64 {
+    let size = |part: &Part| match &part.origin {
+        Origin::File(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+        Origin::Stdin => 0,
+    };
+    source.parts.iter().map(size).sum()
+}
+
+fn read_one<'r>(rules: &'r RuleSet, source: &Source, framing: Framing) -> Result<Gathered<'r>, Failure> {
     let mut engine = Engine::new(rules);
     let (parts, skipped) = open_logs(source).map_err(|e| Failure::Message(e.to_string()))?;
     if parts.is_empty() {
@@ -152,7 +176,7 @@ fn read_one<'r>(rules: &'r RuleSet, source: &Source) -> Result<Gathered<'r>, Fai
     // A read error part-way (a cut gzip stream, a device error) is noted in
     // the report and what was read is still diagnosed; a source of which
     // nothing could be read is an error.
-    feed_parts(&mut engine, &source.name, parts)
+    feed_parts(&mut engine, &source.name, parts, framing)
         .map_err(|e| Failure::Message(format!("{}: cannot be read: {e}", source.name)))?;
     engine.done_reading();
     Ok(Gathered { engine: Some(engine), skipped })
