@@ -120,12 +120,7 @@ struct Gathered<'r> {
 fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, Failure> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(sources.len()).max(1);
-    // Each source's bytes, and those of the sources after it.
-    let bytes: Vec<u64> = sources.iter().map(bytes_of).collect();
-    let mut after = vec![0; bytes.len()];
-    for i in (1..bytes.len()).rev() {
-        after[i - 1] = after[i] + bytes[i];
-    }
+    let framings = framings(cores, &sources.iter().map(bytes_of).collect::<Vec<_>>());
     let next = AtomicUsize::new(0);
     let mut done: Vec<Option<Result<Gathered<'r>, Failure>>> = (0..sources.len()).map(|_| None).collect();
     let slots = Mutex::new(&mut done);
@@ -134,12 +129,7 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(source) = sources.get(index) else { break };
-                // A file gets a framing thread of its own when a core is
-                // left for it: each worker has two, or the sources still to
-                // start are smaller than it (the other workers will be
-                // done while it is read).
-                let spare = cores >= 2 * workers || (cores >= 2 && bytes[index] >= after[index]);
-                let framing = if spare { Framing::OwnThread } else { Framing::ReadingThread };
+                let framing = framings[index];
                 let read = read_one(rules, source, framing);
                 slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(read);
             });
@@ -155,6 +145,31 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
         }
     }
     Ok(Gathered { engine, skipped })
+}
+
+/// How each source (of these sizes, read in this order, one per core at a
+/// time) is framed. A source gets a framing thread of its own when a core
+/// is left for it: each reading thread has two, or the sources still to
+/// start hold fewer bytes than it (the other readers will be done while
+/// it is read).
+fn framings(cores: usize, bytes: &[u64]) -> Vec<Framing> {
+    let readers = cores.min(bytes.len()).max(1);
+    let mut after = 0;
+    let mut framings: Vec<Framing> = bytes
+        .iter()
+        .rev()
+        .map(|&own| {
+            let spare = cores >= 2 * readers || (cores >= 2 && own >= after);
+            after += own;
+            if spare {
+                Framing::OwnThread
+            } else {
+                Framing::ReadingThread
+            }
+        })
+        .collect();
+    framings.reverse();
+    framings
 }
 
 /// The bytes of a source's files as stored (compressed ones included; 0
@@ -180,4 +195,27 @@ fn read_one<'r>(rules: &'r RuleSet, source: &Source, framing: Framing) -> Result
         .map_err(|e| Failure::Message(format!("{}: cannot be read: {e}", source.name)))?;
     engine.done_reading();
     Ok(Gathered { engine: Some(engine), skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Framing::{OwnThread as Own, ReadingThread as Reading};
+
+    #[test]
+    fn a_file_is_framed_on_a_thread_of_its_own_only_when_a_core_is_left_for_it() {
+        // One core: never. One file on two cores: always.
+        assert_eq!(framings(1, &[256 << 20]), [Reading]);
+        assert_eq!(framings(2, &[256 << 20]), [Own]);
+        // Eight like files on two cores: both cores read files until the
+        // last two, which have the core the other leaves.
+        let like = [32 << 20; 8];
+        assert_eq!(framings(2, &like), [Reading, Reading, Reading, Reading, Reading, Reading, Own, Own]);
+        // On sixteen cores each of the eight has two.
+        assert_eq!(framings(16, &like), [Own; 8]);
+        // A large file before small ones: the small ones are read on the
+        // other core meanwhile.
+        let small = 1 << 20;
+        assert_eq!(framings(2, &[1 << 30, small, small, small]), [Own, Reading, Own, Own]);
+    }
 }
