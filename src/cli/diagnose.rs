@@ -120,7 +120,7 @@ struct Gathered<'r> {
 fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, Failure> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(sources.len()).max(1);
-    let framings = framings(cores, &sources.iter().map(bytes_of).collect::<Vec<_>>());
+    let framings = framings(cores, workers, &sources.iter().map(bytes_of).collect::<Vec<_>>());
     let next = AtomicUsize::new(0);
     let mut done: Vec<Option<Result<Gathered<'r>, Failure>>> = (0..sources.len()).map(|_| None).collect();
     let slots = Mutex::new(&mut done);
@@ -147,13 +147,12 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
     Ok(Gathered { engine, skipped })
 }
 
-/// How each source (of these sizes, read in this order, one per core at a
-/// time) is framed. A source gets a framing thread of its own when a core
-/// is left for it: each reading thread has two, or the sources still to
-/// start hold fewer bytes than it (the other readers will be done while
-/// it is read).
-fn framings(cores: usize, bytes: &[u64]) -> Vec<Framing> {
-    let readers = cores.min(bytes.len()).max(1);
+/// How each source (of these sizes, read in this order by `readers`
+/// threads on `cores` cores) is framed. A source gets a framing thread of
+/// its own when a core is left for it: each reading thread has two, or
+/// the sources still to start hold fewer bytes than it (the other readers
+/// will be done while it is read).
+fn framings(cores: usize, readers: usize, bytes: &[u64]) -> Vec<Framing> {
     let mut after = 0;
     let mut framings: Vec<Framing> = bytes
         .iter()
@@ -205,17 +204,17 @@ mod tests {
     #[test]
     fn a_file_is_framed_on_a_thread_of_its_own_only_when_a_core_is_left_for_it() {
         // One core: never. One file on two cores: always.
-        assert_eq!(framings(1, &[256 << 20]), [Reading]);
-        assert_eq!(framings(2, &[256 << 20]), [Own]);
+        assert_eq!(framings(1, 1, &[256 << 20]), [Reading]);
+        assert_eq!(framings(2, 1, &[256 << 20]), [Own]);
         // Eight like files on two cores: both cores read files until the
         // last two, which have the core the other leaves.
         let like = [32 << 20; 8];
-        assert_eq!(framings(2, &like), [Reading, Reading, Reading, Reading, Reading, Reading, Own, Own]);
+        assert_eq!(framings(2, 2, &like), [Reading, Reading, Reading, Reading, Reading, Reading, Own, Own]);
         // On sixteen cores each of the eight has two.
-        assert_eq!(framings(16, &like), [Own; 8]);
+        assert_eq!(framings(16, 8, &like), [Own; 8]);
         // A large file before small ones: the small ones are read on the
         // other core meanwhile.
         let small = 1 << 20;
-        assert_eq!(framings(2, &[1 << 30, small, small, small]), [Own, Reading, Own, Own]);
+        assert_eq!(framings(2, 2, &[1 << 30, small, small, small]), [Own, Reading, Own, Own]);
     }
 }
