@@ -150,8 +150,8 @@ fn read_all<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, 
 /// How each source (of these sizes, read in this order by `readers`
 /// threads on `cores` cores) is framed. A source gets a framing thread of
 /// its own when a core is left for it: each reading thread has two, or
-/// the sources still to start hold fewer bytes than it (the other readers
-/// will be done while it is read).
+/// the sources still to start hold no more bytes than it (the other
+/// readers will be done while it is read).
 fn framings(cores: usize, readers: usize, bytes: &[u64]) -> Vec<Framing> {
     let mut after = 0;
     let mut framings: Vec<Framing> = bytes

@@ -245,8 +245,8 @@ pub struct Framed<'a> {
 
 /// Frames one line (without its terminator).
 pub fn frame_line(line: &str) -> Framed<'_> {
-    // Built where it is returned and filled in place: a record is some
-    // 150 bytes, and each move would copy it.
+    // Filled in place by every layer, not passed through them by value: a
+    // record is some 150 bytes, and each move copies it.
     let mut framed = Framed { first: Record::default(), embedded: None };
     let record = &mut framed.first;
     if let Some(sep) = transport::separator(line) {

@@ -12,7 +12,9 @@
 //! the rest of splitting); a line is then a slice of the block, neither
 //! copied nor checked again. Only the start of a line that the block cut
 //! off is carried over to the next block. A block is read until it is
-//! full, so the buffer keeps its size and is not cleared before a read.
+//! full, so the buffer keeps its size and is not cleared before a read
+//! (it is cut to what it holds only after a short block: the input's end,
+//! a failed read, and then grown again).
 
 use std::borrow::Cow;
 use std::io::{self, Read};

@@ -1,9 +1,10 @@
 //! Framing text a batch of lines at a time, for batch mode: on the
-//! reading thread for a small source, on a thread of its own for a large
-//! one (reading, framing and classifying a line cost about as much as
-//! grouping it and judging its event). Lines are handed over in
-//! [`FramedBatch`]es: their text in one buffer, each record as
-//! [`RecordSpans`] into it, with its class and whether it is an event of
+//! reading thread for a small source or when no core is left (see
+//! [`super::Framing`]), else on a thread of its own (reading, framing and
+//! classifying a line cost about as much as grouping it and judging its
+//! event). Lines are handed over in [`FramedBatch`]es: their text in one
+//! buffer, each record as [`RecordSpans`] into it or as the layout of the
+//! template that framed it, with its class and whether it is an event of
 //! one record by itself. Used batches come back, so their buffers are
 //! reused and memory stays bounded.
 
