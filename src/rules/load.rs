@@ -18,8 +18,11 @@ use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet, Stage};
 use crate::framing::{Format, Level};
 
 mod builtin {
+    use super::super::regex_facts::StoredFacts;
     include!(concat!(env!("OUT_DIR"), "/builtin_rules.rs"));
+    include!(concat!(env!("OUT_DIR"), "/builtin_regex_facts.rs"));
 }
+pub(super) use builtin::BUILTIN_REGEX_FACTS;
 
 /// Which rules to load.
 #[derive(Debug, Clone, Default)]

@@ -18,6 +18,7 @@ pub mod check;
 mod lazy;
 pub mod load;
 mod prefilter;
+mod regex_facts;
 mod schema;
 
 use crate::events::{Event, LineRole};
@@ -27,7 +28,7 @@ pub use category::Category;
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
 use prefilter::{Candidate, Known};
-use regex_syntax::hir::{Hir, HirKind};
+use regex_facts::RegexFacts;
 
 crate::named_enum! {
     /// What a rule's finding means.
@@ -202,19 +203,21 @@ pub struct MatchScratch {
 impl RuleSet {
     /// Builds a set from compiled rules (ids already checked unique).
     pub fn new(rules: Vec<Rule>) -> Self {
-        let parse = |pattern: &str| regex_syntax::ParserBuilder::new().build().parse(pattern).ok();
-        let syntax: Vec<Option<Hir>> = rules.iter().map(|r| parse(r.matcher.message.as_str())).collect();
-        let prefilter = prefilter::Prefilter::new(syntax.iter().map(Option::as_ref));
+        let facts = |pattern: &LazyRegex| RegexFacts::of(pattern.as_str(), load::BUILTIN_REGEX_FACTS);
+        let messages: Vec<Option<RegexFacts>> = rules.iter().map(|r| facts(&r.matcher.message)).collect();
+        let prefilter = prefilter::Prefilter::new(
+            messages.iter().map(|m| m.as_ref().and_then(|m| m.literals.as_deref())),
+        );
         let blind = rules
             .iter()
-            .zip(&syntax)
-            .map(|(rule, hir)| {
-                let not = rule.matcher.not.as_ref().map(|not| parse(not.as_str()));
-                let not_blind = not.is_none_or(|hir| hir.is_some_and(|hir| prefilter::digit_blind(&hir)));
-                (hir.as_ref().is_some_and(prefilter::digit_blind), not_blind)
+            .zip(&messages)
+            .map(|(rule, message)| {
+                let not = rule.matcher.not.as_ref().map(facts);
+                let not_blind = not.is_none_or(|not| not.is_some_and(|not| not.digit_blind));
+                (message.as_ref().is_some_and(|m| m.digit_blind), not_blind)
             })
             .collect();
-        let captures = syntax.iter().map(|hir| hir.as_ref().is_some_and(named_captures)).collect();
+        let captures = messages.iter().map(|m| m.as_ref().is_some_and(|m| m.named_captures)).collect();
         RuleSet { rules, prefilter, blind, captures }
     }
 
@@ -390,16 +393,6 @@ impl<'a> LineFacts<'a> {
             index,
             event: Some(event),
         }
-    }
-}
-
-/// Whether a regex names a capture group.
-fn named_captures(hir: &Hir) -> bool {
-    match hir.kind() {
-        HirKind::Capture(capture) => capture.name.is_some() || named_captures(&capture.sub),
-        HirKind::Repetition(repetition) => named_captures(&repetition.sub),
-        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().any(named_captures),
-        _ => false,
     }
 }
 

@@ -2,24 +2,19 @@
 //! first searched once for the literals the rules require, and only the
 //! rules whose literals occur run their regex.
 //!
-//! For each rule's message regex, [`required_literals`] walks its syntax
-//! tree and finds a set of literals such that every match contains at
-//! least one of them (`Received sigquit`, `status=9/KILL`…). One
-//! Aho-Corasick automaton holds all of them (ASCII case-insensitive, so
-//! `(?i)` patterns fit). A rule whose regex has no such literals of at
-//! least [`MIN_LITERAL`] bytes is a candidate on every line.
+//! Each rule's message regex comes with a set of literals such that every
+//! match contains at least one of them (`Received sigquit`,
+//! `status=9/KILL`…; see [`required_literals`]). One Aho-Corasick automaton
+//! holds all of them (ASCII case-insensitive, so `(?i)` patterns fit). A
+//! rule whose regex has no such literals is a candidate on every line.
+//!
+//! [`required_literals`]: super::regex_facts::required_literals
 
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, BuildError, MatchKind};
-use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::framing::digit_bytes;
-
-/// Shortest literal worth searching for; shorter ones match too often.
-const MIN_LITERAL: usize = 3;
-/// Most literals one rule may contribute (large alternations give up).
-const MAX_LITERALS: usize = 64;
 
 /// Searches a reader makes before the prefilter builds its faster
 /// automaton (text whose lines rarely repeat a shape).
@@ -137,22 +132,22 @@ impl Default for MemoSlot {
 }
 
 impl Prefilter {
-    /// Builds the prefilter for the rules' message regexes, in rule order.
-    /// `syntax` holds each regex's parsed form (`None` if it does not parse:
-    /// such a rule is a candidate on every line).
-    pub fn new<'a>(syntax: impl IntoIterator<Item = Option<&'a Hir>>) -> Self {
+    /// Builds the prefilter for the rules' message regexes, in rule order,
+    /// from each one's required literals (`None` if it has none or does
+    /// not parse: such a rule is a candidate on every line).
+    pub fn new<'a>(required: impl IntoIterator<Item = Option<&'a [Vec<u8>]>>) -> Self {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
         let mut unfiltered = 0;
-        for (rule, hir) in syntax.into_iter().enumerate() {
+        for (rule, set) in required.into_iter().enumerate() {
             if always.len() <= rule / 64 {
                 always.push(0u64);
             }
-            match hir.and_then(required_literals) {
+            match set {
                 Some(set) => {
                     for literal in set {
-                        let shaped = shape_literal(&literal);
+                        let shaped = shape_literal(literal);
                         match literals.iter().position(|l| *l == shaped) {
                             Some(i) => owners[i].push(rule),
                             None => {
@@ -290,140 +285,14 @@ fn shape_literal(literal: &[u8]) -> Vec<u8> {
     literal.iter().map(|&b| if b.is_ascii_digit() { DIGIT } else { b }).collect()
 }
 
-/// Whether a regex gives the same verdict on any two texts that differ
-/// only in which ASCII digits they hold: no literal has a digit, and every
-/// class holds all ten digits or none. Its verdict on one message then
-/// holds for every message of the same shape.
-pub fn digit_blind(hir: &Hir) -> bool {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => true,
-        HirKind::Literal(literal) => !literal.0.iter().any(u8::is_ascii_digit),
-        HirKind::Class(Class::Unicode(class)) => {
-            let held = |d: char| class.iter().any(|r| r.start() <= d && d <= r.end());
-            ('0'..='9').all(held) || !('0'..='9').any(held)
-        }
-        HirKind::Class(Class::Bytes(class)) => {
-            let held = |d: u8| class.iter().any(|r| r.start() <= d && d <= r.end());
-            (b'0'..=b'9').all(held) || !(b'0'..=b'9').any(held)
-        }
-        HirKind::Repetition(repetition) => digit_blind(&repetition.sub),
-        HirKind::Capture(capture) => digit_blind(&capture.sub),
-        HirKind::Concat(items) | HirKind::Alternation(items) => items.iter().all(digit_blind),
-    }
-}
-
-/// A set of literals every match of `hir` contains at least one of, each
-/// at least [`MIN_LITERAL`] bytes; `None` when there is no such set.
-pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    match hir.kind() {
-        HirKind::Literal(literal) => (literal.0.len() >= MIN_LITERAL).then(|| vec![literal.0.to_vec()]),
-        HirKind::Capture(capture) => required_literals(&capture.sub),
-        HirKind::Repetition(repetition) if repetition.min >= 1 => required_literals(&repetition.sub),
-        HirKind::Alternation(branches) => {
-            let mut set = Vec::new();
-            for branch in branches {
-                set.extend(required_literals(branch)?);
-                if set.len() > MAX_LITERALS {
-                    return None;
-                }
-            }
-            Some(set)
-        }
-        HirKind::Concat(items) => best_in_concat(items),
-        _ => None,
-    }
-}
-
-/// In a concatenation: the longest run of consecutive literal characters,
-/// or the best literal set of one of its parts.
-fn best_in_concat(items: &[Hir]) -> Option<Vec<Vec<u8>>> {
-    let mut best: Option<Vec<Vec<u8>>> = None;
-    let mut consider = |set: Vec<Vec<u8>>| {
-        let score = |s: &Vec<Vec<u8>>| s.iter().map(Vec::len).min().unwrap_or(0);
-        if best.as_ref().is_none_or(|b| score(&set) > score(b)) {
-            best = Some(set);
-        }
-    };
-    let mut run: Vec<u8> = Vec::new();
-    for item in items {
-        if let Some(bytes) = literal_bytes(item) {
-            run.extend_from_slice(&bytes);
-            continue;
-        }
-        if run.len() >= MIN_LITERAL {
-            consider(vec![std::mem::take(&mut run)]);
-        }
-        run.clear();
-        if let Some(set) = required_literals(item) {
-            consider(set);
-        }
-    }
-    if run.len() >= MIN_LITERAL {
-        consider(vec![run]);
-    }
-    best
-}
-
-/// The bytes an item always matches, if it is a literal or a class that is
-/// one ASCII letter in either case (what `(?i)` makes of a letter).
-fn literal_bytes(hir: &Hir) -> Option<Vec<u8>> {
-    match hir.kind() {
-        HirKind::Literal(literal) => Some(literal.0.to_vec()),
-        HirKind::Class(Class::Unicode(class)) => {
-            let mut letters = class.iter().flat_map(|r| (r.start()..=r.end()).take(4)).filter(char::is_ascii);
-            let first = letters.next()?;
-            let rest: Vec<char> = letters.collect();
-            let one_letter = rest.iter().all(|c| c.eq_ignore_ascii_case(&first)) && rest.len() <= 1;
-            // Counted range by range: a class such as `\S` spans a million
-            // characters.
-            let ascii_count = class
-                .iter()
-                .filter(|r| r.start().is_ascii())
-                .map(|r| r.end().min('\x7f') as usize - r.start() as usize + 1)
-                .sum::<usize>();
-            (one_letter && ascii_count <= 2 && first.is_ascii_alphanumeric())
-                .then(|| vec![first.to_ascii_lowercase() as u8])
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::regex_facts::RegexFacts;
     use super::*;
 
-    fn parse(pattern: &str) -> Option<Hir> {
-        regex_syntax::ParserBuilder::new().build().parse(pattern).ok()
-    }
-
     fn filter(patterns: &[&str]) -> Prefilter {
-        let syntax: Vec<Option<Hir>> = patterns.iter().map(|p| parse(p)).collect();
-        Prefilter::new(syntax.iter().map(Option::as_ref))
-    }
-
-    fn blind(pattern: &str) -> bool {
-        parse(pattern).is_some_and(|hir| digit_blind(&hir))
-    }
-
-    fn literals(pattern: &str) -> Option<Vec<String>> {
-        let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).unwrap();
-        required_literals(&hir).map(|set| set.into_iter().map(|l| String::from_utf8(l).unwrap()).collect())
-    }
-
-    #[test]
-    fn literals_that_every_match_contains() {
-        assert_eq!(
-            literals(r"Received sigquit from a child proc|SIGQUIT received\. signum=\d+"),
-            Some(vec!["Received sigquit from a child proc".into(), "SIGQUIT received. signum=".into()])
-        );
-        assert_eq!(
-            literals(r"^(?P<unit>\S+): Main process exited, code=killed, status=9/KILL"),
-            Some(vec![": Main process exited, code=killed, status=9/KILL".into()])
-        );
-        assert_eq!(literals(r"(?i)watchdog timeout"), Some(vec!["watchdog timeout".into()]));
-        assert_eq!(literals(r"^Killed(?:\s+.*)?$"), Some(vec!["Killed".into()]));
-        assert_eq!(literals(r"\d+:\d+"), None);
-        assert_eq!(literals(r"(?:ab)?cd"), None, "optional parts are not required and cd is too short");
+        let facts: Vec<_> = patterns.iter().map(|p| RegexFacts::parse(p)).collect();
+        Prefilter::new(facts.iter().map(|f| f.as_ref().and_then(|f| f.literals.as_deref())))
     }
 
     #[test]
@@ -445,17 +314,6 @@ mod tests {
             shape_bytes(&shape, message.len(), &mut bytes),
             b"Decode batch. #running-req: \xff\xff\xff, usage: \xff.\xff\xff"
         );
-    }
-
-    #[test]
-    fn blind_regexes_cannot_tell_digits_apart() {
-        assert!(blind(r"^(?:Decode|Prefill) batch[.,\[ ]"));
-        assert!(blind(r"took \d+(\.\d+)? ?s\b"));
-        assert!(blind(r"HTTP/[0-9.]+ \S+ \w+"));
-        assert!(!blind(r"status=9/KILL"), "a digit in a literal");
-        assert!(!blind(r#"" 2\d\d"#), "a digit in a literal");
-        assert!(!blind(r"sm[5-7]\d"), "a class holding some digits");
-        assert!(!blind(r"(unclosed"));
     }
 
     fn rules(shaped: Shaped<'_>) -> Vec<usize> {

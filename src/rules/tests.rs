@@ -178,3 +178,28 @@ fn a_match_holds_for_messages_of_its_shape_with_the_same_bytes_there() {
     assert!(verdict(&mut known, false, &regex, &line(6302, 200), &mut reference));
     assert!(!verdict(&mut known, false, &regex, &line(6302, 500), &mut reference));
 }
+
+#[test]
+fn the_built_in_regexes_facts_are_stored_as_parsing_finds_them() {
+    // Loading the built-in rules looks up the facts the build script
+    // stored; each must be what parsing the pattern now gives, and every
+    // built-in pattern must be stored (else start-up parses it again).
+    let rules = RuleSet::builtin().unwrap();
+    let stored = super::load::BUILTIN_REGEX_FACTS;
+    assert!(stored.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted by pattern, for the lookup");
+    for (pattern, _) in stored {
+        assert_eq!(RegexFacts::of(pattern, stored), RegexFacts::parse(pattern), "{pattern}");
+    }
+    let patterns =
+        rules.rules().iter().flat_map(|r| std::iter::once(&r.matcher.message).chain(&r.matcher.not));
+    let mut count = 0;
+    for pattern in patterns {
+        assert!(
+            stored.binary_search_by(|(key, _)| (*key).cmp(pattern.as_str())).is_ok(),
+            "{}",
+            pattern.as_str()
+        );
+        count += 1;
+    }
+    assert!(count > 300, "only {count} built-in patterns");
+}
