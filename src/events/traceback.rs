@@ -289,6 +289,11 @@ pub fn panic_header(message: &str) -> Option<PanicHeader> {
 /// never retrieved`, `Future exception was never retrieved`, `Exception in
 /// callback …`).
 pub fn announces_asyncio_traceback(message: &str) -> bool {
+    // Asked of most lines: the first byte rules out nearly all of them
+    // before the end is trimmed.
+    if !matches!(message.as_bytes().first(), Some(b'T' | b'F' | b'E')) {
+        return false;
+    }
     let message = message.trim_end();
     message == "Task exception was never retrieved"
         || message == "Future exception was never retrieved"

@@ -37,6 +37,9 @@ pub struct Line<'a> {
     pub text: Cow<'a, str>,
     /// The line was longer than [`MAX_LINE_BYTES`] and was cut.
     pub cut: bool,
+    /// The line holds one of the bytes the reader watches for (see
+    /// [`LineReader::watching`]).
+    pub watched: bool,
 }
 
 /// One line of input as bytes, borrowed from the reader until the next
@@ -105,6 +108,11 @@ pub struct LineReader<R> {
     /// The offset of the next line.
     offset: u64,
     cut_lines: u64,
+    /// Bytes to tell the lines that hold them (see [`Self::watching`]).
+    watch: Option<[u8; 3]>,
+    /// Where the first watched byte at or after [`Self::at`] lies in the
+    /// block ([`Self::whole`] if none does); `None` until it is sought.
+    next_watched: Option<usize>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -123,7 +131,17 @@ impl<R: Read> LineReader<R> {
             last_offset: 0,
             offset: 0,
             cut_lines: 0,
+            watch: None,
+            next_watched: None,
         }
+    }
+
+    /// Tells each line whether it holds one of `bytes` ([`Line::watched`]),
+    /// found by one search through the block that stops only where they
+    /// are: cheaper than a search of each line when they are rare.
+    pub fn watching(mut self, bytes: [u8; 3]) -> Self {
+        self.watch = Some(bytes);
+        self
     }
 
     /// Numbers lines from `first` on (the lines before it were read from
@@ -155,6 +173,7 @@ impl<R: Read> LineReader<R> {
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         let Some((start, end, cut)) = self.split()? else { return Ok(None) };
         let (number, offset) = (self.number, self.last_offset);
+        let watched = self.watch.is_some_and(|bytes| self.watched(bytes, start, end));
         let text = match &self.block {
             // A slice of checked text, unless bytes that are not lines
             // (`read_bytes`) ended inside a character.
@@ -163,7 +182,21 @@ impl<R: Read> LineReader<R> {
             }
             block => String::from_utf8_lossy(&block.bytes()[start..end]),
         };
-        Ok(Some(Line { number, offset, text, cut }))
+        Ok(Some(Line { number, offset, text, cut, watched }))
+    }
+
+    /// Whether the line at `start..end` of the block holds one of `bytes`.
+    fn watched(&mut self, [a, b, c]: [u8; 3], start: usize, end: usize) -> bool {
+        let next = match self.next_watched {
+            Some(next) if next >= start => next,
+            _ => {
+                let rest = &self.block.bytes()[start..self.whole];
+                let next = memchr::memchr3(a, b, c, rest).map_or(self.whole, |i| start + i);
+                self.next_watched = Some(next);
+                next
+            }
+        };
+        next < end
     }
 
     /// Reads the next line as bytes, or `None` at the end of input.
@@ -205,6 +238,7 @@ impl<R: Read> LineReader<R> {
         if let Some(e) = self.deferred.take() {
             return Err(e);
         }
+        self.next_watched = None;
         let mut data = std::mem::replace(&mut self.block, Block::Bytes(Vec::new())).into_bytes();
         // The start of a line the last block cut off moves to the front.
         data.copy_within(self.at..self.filled, 0);
@@ -324,12 +358,18 @@ mod tests {
         }
     }
 
-    /// The lines of `bytes`, read `step` bytes at a time.
-    fn read_each(bytes: &[u8], step: usize) -> (Vec<(u64, u64, String, bool)>, u64) {
-        let mut reader = LineReader::new(Trickle { bytes, step }).starting_at(5);
+    const WATCHED: [u8; 3] = [0x1b, b'%', b'\r'];
+
+    /// A line read: number, offset, text, cut, watched.
+    type LineRead = (u64, u64, String, bool, bool);
+
+    /// The lines of `bytes`, read `step` bytes at a time, and whether each
+    /// holds a byte of [`WATCHED`].
+    fn read_each(bytes: &[u8], step: usize) -> (Vec<LineRead>, u64) {
+        let mut reader = LineReader::new(Trickle { bytes, step }).starting_at(5).watching(WATCHED);
         let mut out = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {
-            out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut));
+            out.push((line.number - 4, line.offset, line.text.into_owned(), line.cut, line.watched));
         }
         (out, reader.cut_lines())
     }
@@ -339,8 +379,9 @@ mod tests {
         let mut long = vec![b'y'; MAX_LINE_BYTES];
         long.extend_from_slice(b"\r\n\nz\r\n");
         long.extend_from_slice(&[b'w'; MAX_LINE_BYTES + 3]);
-        let inputs: [&[u8]; 8] = [
+        let inputs: [&[u8]; 9] = [
             b"first\r\nsecond\n\nlast-no-newline",
+            b"50%|##  | 1/2\r100%|####| 2/2\nplain\r\n\x1b[0mred\nlast %",
             "café\nnaïve ✓\r\n…\n".as_bytes(),
             b"a\xff\x00b\n\xe2\x82",
             b"\n\n\r\n",
@@ -361,7 +402,8 @@ mod tests {
                 let kept =
                     if cut { &body[..MAX_LINE_BYTES] } else { body.strip_suffix(b"\r").unwrap_or(body) };
                 let number = expected.len() as u64 + 1;
-                expected.push((number, offset, String::from_utf8_lossy(kept).into_owned(), cut));
+                let watched = kept.iter().any(|b| WATCHED.contains(b));
+                expected.push((number, offset, String::from_utf8_lossy(kept).into_owned(), cut, watched));
                 cut_lines += u64::from(cut);
                 let used = end.map_or(rest.len(), |e| e + 1);
                 offset += used as u64;

@@ -197,7 +197,9 @@ pub fn frame_batches<R: BufRead>(
     first: u64,
     mut full: impl FnMut(&mut FramedBatch) -> bool,
 ) -> ReadSummary {
-    let mut lines = LineReader::new(reader).starting_at(first);
+    // Most lines have no escape sequence to strip, no progress bar and no
+    // carriage return: the reader tells those that may.
+    let mut lines = LineReader::new(reader).starting_at(first).watching([0x1b, b'%', b'\r']);
     let mut summary = ReadSummary::default();
     let mut batch = FramedBatch::default();
     let mut templates = Templates::default();
@@ -211,10 +213,7 @@ pub fn frame_batches<R: BufRead>(
                 break;
             }
         };
-        // One search tells most lines apart from those that need more:
-        // no escape sequence to strip, no progress bar or carriage return.
-        let unmarked = memchr::memchr3(0x1b, b'%', b'\r', line.text.as_bytes()).is_none();
-        if unmarked {
+        if !line.watched {
             let framed = templates.frame_unmarked(&line.text);
             batch.push(line.number, line.offset, &line.text, &framed, templates.last_layout());
         } else {
