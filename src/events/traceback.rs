@@ -56,6 +56,22 @@ pub enum Place {
     InTraceback,
 }
 
+/// Openings of lines that start with a letter but are not read by their
+/// name: a frame, a chain separator, a native frame.
+const OTHER_OPENINGS: [&str; 4] = ["File \"", "The above exception", "During handling", "frame #"];
+
+/// The bytes of a dotted name: ASCII letters, digits, `_` and `.`.
+const NAME_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+        b += 1;
+    }
+    table
+};
+
 /// Classifies a message as a traceback line, as it reads at `place`.
 pub fn classify(message: &str, place: Place) -> LineKind {
     // Most lines start with a letter or digit and end (before any ASCII
@@ -63,12 +79,10 @@ pub fn classify(message: &str, place: Place) -> LineKind {
     // below, such a line can only be an exception line (or other), unless
     // it opens like a frame or a chain separator.
     let bytes = message.as_bytes();
-    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.trim_ascii_end().last()) {
+    if let Some(&first) = bytes.first() {
         let opens_otherwise = matches!(first, b'F' | b'T' | b'D' | b'f')
-            && ["File \"", "The above exception", "During handling", "frame #"]
-                .iter()
-                .any(|opening| message.starts_with(opening));
-        if first.is_ascii_alphanumeric() && !opens_otherwise && last.is_ascii_graphic() && last != b':' {
+            && OTHER_OPENINGS.iter().any(|opening| message.starts_with(opening));
+        if first.is_ascii_alphanumeric() && !opens_otherwise && ends_plainly(message) {
             return match exception_name(message, place) {
                 Some(_) => LineKind::Exception,
                 None => LineKind::Other,
@@ -113,6 +127,51 @@ pub fn classify(message: &str, place: Place) -> LineKind {
     LineKind::Other
 }
 
+/// Whether a message ends (before any ASCII spaces) in a visible ASCII
+/// character other than `:`.
+pub fn ends_plainly(message: &str) -> bool {
+    message.as_bytes().trim_ascii_end().last().is_some_and(|&last| last.is_ascii_graphic() && last != b':')
+}
+
+/// What [`classify`] makes, outside a traceback, of every message that
+/// [`ends_plainly`], holds more than `opening` and opens with its bytes,
+/// but for digits (any digit where it holds one): `None` when the opening
+/// does not decide it. Lines framed by one template share such an
+/// opening, so their class is found once per template.
+///
+/// The opening decides when every comparison [`classify`] makes with the
+/// line's start ends inside it: the openings of other kinds of line (none
+/// holds a digit) and the name that starts the line, with the `: ` after
+/// it. Whether the name reads as an exception's depends on its bytes
+/// other than digits, and on where a digit is, not on which.
+pub fn class_of_opening(opening: &str) -> Option<LineKind> {
+    let bytes = opening.as_bytes();
+    let first = *bytes.first()?;
+    // Whether the message starts with `other` is known when `other` fits
+    // in the opening, or differs from it within it.
+    let known = |other: &&str| other.len() <= bytes.len() || !other.as_bytes().starts_with(bytes);
+    if !first.is_ascii_alphanumeric() || !OTHER_OPENINGS.iter().all(known) {
+        return None;
+    }
+    if matches!(first, b'F' | b'T' | b'D' | b'f')
+        && OTHER_OPENINGS.iter().any(|other| opening.starts_with(other))
+    {
+        return None;
+    }
+    if first.is_ascii_alphabetic() || first == b'_' {
+        // The name must end inside the opening, and the message's next two
+        // bytes (`: ` or not) must be known: the message goes on after it.
+        let end = bytes.iter().position(|&b| !NAME_BYTES[usize::from(b)])?;
+        if end + 1 == bytes.len() && bytes[end] == b':' {
+            return None;
+        }
+    }
+    Some(match exception_name(opening, Place::Outside) {
+        Some(_) => LineKind::Exception,
+        None => LineKind::Other,
+    })
+}
+
 fn is_caret_line(trimmed: &str) -> bool {
     trimmed.bytes().all(|b| matches!(b, b'^' | b'~' | b' '))
 }
@@ -145,17 +204,6 @@ pub fn parse_frame(trimmed: &str) -> Option<Frame<'_>> {
 /// `…Exception`, `…Interrupt`, `…Exit`); inside one any dotted name
 /// followed by `:` counts.
 pub fn exception_name(message: &str, place: Place) -> Option<&str> {
-    /// The bytes of a dotted name: ASCII letters, digits, `_` and `.`.
-    const NAME_BYTES: [bool; 256] = {
-        let mut table = [false; 256];
-        let mut b = 0;
-        while b < 256 {
-            let c = b as u8;
-            table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
-            b += 1;
-        }
-        table
-    };
     // A name starts with a letter or `_` (most lines that start otherwise
     // are not scanned).
     let first = *message.as_bytes().first()?;
@@ -194,6 +242,57 @@ mod tests {
         assert_eq!((f.file, f.line, f.function), ("/x/flashinfer/jit/core.py", 96, "check_cuda_arch"));
         let fault = parse_frame("File \"/usr/lib/python3.12/threading.py\", line 359 in wait").unwrap();
         assert_eq!(fault.function, "wait");
+    }
+
+    #[test]
+    fn an_opening_decides_the_class_of_the_lines_that_share_it() {
+        let messages = [
+            "Decode batch. #running-req: 12, #token: 3456",
+            "RuntimeError: FlashInfer requires sm75+",
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+            "ValueError: x",
+            "KeyboardInterrupt",
+            "Error1: not an exception name",
+            "File \"/a.py\", line 3, in f",
+            "The above exception was the direct cause of the following exception: x",
+            "During handling of the above exception, another exception occurred: x",
+            "frame #3: 0x7f (libc10.so)",
+            "127.0.0.1:5000 - \"POST /generate HTTP/1.1\" 200 OK",
+            "TP0 ready: 8 GPUs",
+            "a_b.c_d: e",
+            "SomeName:x and more",
+            "Exception in callback Loop.run()",
+            "café: 3",
+        ];
+        let mut decided = 0;
+        for message in messages {
+            for len in (1..=16).filter(|&len| len < message.len() && message.is_char_boundary(len)) {
+                let Some(class) = class_of_opening(&message[..len]) else { continue };
+                decided += 1;
+                // Lines that share the opening but for its digits, and go on
+                // in any way that ends plainly, are all of its class.
+                for digit in ['0', '7'] {
+                    let opening: String =
+                        message[..len].chars().map(|c| if c.is_ascii_digit() { digit } else { c }).collect();
+                    for rest in [&message[len..], ": x", " x", ":", "x.", ": 3"] {
+                        let line = format!("{opening}{rest}");
+                        if ends_plainly(&line) {
+                            assert_eq!(
+                                classify(&line, Place::Outside),
+                                class,
+                                "{line:?}, opening of {len} bytes"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(decided > 60, "only {decided} openings decided");
+        assert_eq!(class_of_opening("The above except"), None, "the chain separator is longer");
+        assert_eq!(class_of_opening("ValueError:"), None, "`: ` or `:` and more");
+        assert_eq!(class_of_opening("torch.cuda.OutOf"), None, "the name goes on");
+        assert_eq!(class_of_opening("ValueError: x"), Some(LineKind::Exception));
+        assert_eq!(class_of_opening("Decode batch. #r"), Some(LineKind::Other));
     }
 
     #[test]

@@ -94,6 +94,18 @@ impl Layout {
         self.message_at + HEAD_OF_MESSAGE
     }
 
+    /// The opening of the message of `line`, a line its template fitted:
+    /// the part of the message that the template holds (cut back to a
+    /// character boundary). Every line of the template has these bytes
+    /// there, but for digits, and more message after them.
+    pub fn opening<'a>(&self, line: &'a str) -> &'a str {
+        let mut end = self.end().min(line.len());
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        &line[self.message_at.min(end)..end]
+    }
+
     /// The record of `line`, whose fields are where this layout says (a
     /// line its template fitted).
     #[inline(always)]

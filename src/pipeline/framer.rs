@@ -12,7 +12,9 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::{without_escapes, ReadSummary};
-use crate::events::traceback::{announces_asyncio_traceback, classify, Place};
+use crate::events::traceback::{
+    announces_asyncio_traceback, class_of_opening, classify, ends_plainly, Place,
+};
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{Framed, Layout, Templates};
@@ -32,9 +34,18 @@ pub struct FramedBatch {
     lines: Vec<FramedLine>,
     /// The records that start mid-line (rare), by line index.
     embedded: Vec<(usize, RecordSpans, LineKind)>,
-    /// The layouts of the templates that framed lines of the batch, with
-    /// their serial numbers.
-    layouts: Vec<(u64, Layout)>,
+    /// The templates that framed lines of the batch.
+    layouts: Vec<LaidBy>,
+}
+
+/// A template that framed lines of a batch.
+struct LaidBy {
+    /// Its serial number.
+    serial: u64,
+    layout: Layout,
+    /// The class of its lines that end plainly, when their opening decides
+    /// it (see [`class_of_opening`]).
+    class: Option<LineKind>,
 }
 
 /// Where a line's record is kept.
@@ -74,12 +85,16 @@ impl FramedBatch {
         laid: Option<(u64, &Layout)>,
     ) {
         let text = store_line(line, &mut self.text);
+        let mut class = None;
         let record = match laid {
             Some((serial, layout)) => {
-                let index = self.layouts.iter().rposition(|(kept, _)| *kept == serial).unwrap_or_else(|| {
-                    self.layouts.push((serial, layout.clone()));
-                    self.layouts.len() - 1
-                });
+                let index =
+                    self.layouts.iter().rposition(|kept| kept.serial == serial).unwrap_or_else(|| {
+                        let class = class_of_opening(layout.opening(line));
+                        self.layouts.push(LaidBy { serial, layout: layout.clone(), class });
+                        self.layouts.len() - 1
+                    });
+                class = self.layouts[index].class;
                 StoredRecord::Laid(index)
             }
             None => StoredRecord::Spans(RecordSpans::store(&framed.first, line, text, &mut self.text)),
@@ -89,7 +104,14 @@ impl FramedBatch {
             let embedded = RecordSpans::store(embedded, line, text, &mut self.text);
             self.embedded.push((self.lines.len(), embedded, kind));
         }
-        let kind = classify(framed.first.message, Place::Outside);
+        let message = framed.first.message;
+        let kind = match class {
+            // Most lines: the template's class, unless the line ends in `:`
+            // (it may open a traceback) or in other than visible ASCII.
+            Some(class) if ends_plainly(message) => class,
+            _ => classify(message, Place::Outside),
+        };
+        debug_assert_eq!(kind, classify(message, Place::Outside), "{line:?}");
         let after_announcer = self.lines.last().is_some_and(|l| l.announces);
         let (lone, ends) = super::lone_record(line, framed, kind, after_announcer);
         if let Some(before) = self.lines.last_mut() {
@@ -126,7 +148,7 @@ impl FramedBatch {
             let mut framed = match line.record {
                 StoredRecord::Spans(record) => Framed { first: record.load(&self.text), embedded: None },
                 StoredRecord::Laid(layout) => {
-                    Framed { first: self.layouts[layout].1.record(text), embedded: None }
+                    Framed { first: self.layouts[layout].layout.record(text), embedded: None }
                 }
             };
             if let Some((_, record, _)) = inner {
