@@ -21,6 +21,7 @@
 //! unnamed unit, and a `journalctl -u NAME` excerpt that starts mid-run
 //! names its home unit when systemd first speaks about it.
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
 use super::int_map::IntMap;
@@ -129,6 +130,10 @@ pub struct Units {
     /// The unit of each process id seen, with the order they were bound in
     /// (to forget the oldest). A binding to a forgotten unit is stale.
     bindings: IntMap<u32, UnitId>,
+    /// The process last looked up in `bindings` and the index of its unit:
+    /// a process writes many lines in a row. Cleared when a binding or an
+    /// index changes.
+    last_bound: Cell<Option<(u32, usize)>>,
     bound_order: VecDeque<u32>,
     /// The unit each writer's latest process was bound to.
     writers: HashMap<String, UnitId>,
@@ -152,6 +157,7 @@ impl Default for Units {
             by_name: HashMap::new(),
             next_id: HOME + 1,
             bindings: IntMap::default(),
+            last_bound: Cell::new(None),
             bound_order: VecDeque::new(),
             writers: HashMap::new(),
             name_scans: HashMap::new(),
@@ -282,7 +288,13 @@ impl Units {
 
     /// The index of the unit process `pid` is bound to.
     fn bound(&self, pid: u32) -> Option<usize> {
-        self.bindings.get(&pid).and_then(|&id| self.index(id))
+        if let Some((last, index)) = self.last_bound.get().filter(|&(last, _)| last == pid) {
+            debug_assert_eq!(Some(index), self.bindings.get(&last).and_then(|&id| self.index(id)));
+            return Some(index);
+        }
+        let index = self.bindings.get(&pid).and_then(|&id| self.index(id))?;
+        self.last_bound.set(Some((pid, index)));
+        Some(index)
     }
 
     /// A line written by process `pid` of `identifier`.
@@ -424,6 +436,7 @@ impl Units {
     /// Forgets unit `index` (the last unit takes its place); bindings to it
     /// go stale, and its processes are bound again when they next write.
     fn forget(&mut self, index: usize) {
+        self.last_bound.set(None);
         let gone = self.list.swap_remove(index);
         self.runs_kept -= gone.runs.len();
         self.slots.remove(&gone.id);
@@ -437,6 +450,7 @@ impl Units {
 
     /// Binds process `pid` to unit `index`.
     fn bind(&mut self, pid: u32, index: usize) {
+        self.last_bound.set(None);
         let id = self.list[index].id;
         if self.bindings.insert(pid, id).is_none() {
             if self.bound_order.len() == MAX_BINDINGS {
@@ -671,6 +685,34 @@ pub fn cgroup_unit(message: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_follows_its_binding_when_it_moves_or_its_unit_moves() {
+        let mut units = Units::default();
+        // `-o with-unit` names the unit and binds the process to it; then
+        // the process writes under its own name.
+        let a = units.route_writer(Some("a.service"), Some(100), 1);
+        assert_eq!(units.route_writer(Some("python3"), Some(100), 2), a);
+        assert_eq!(units.route_writer(Some("python3"), Some(100), 3), a, "asked again");
+        let b = units.route_writer(Some("b.service"), Some(100), 4);
+        assert_ne!(a, b);
+        assert_eq!(units.route_writer(Some("python3"), Some(100), 5), b, "bound again");
+        // Units made up to the cap; then one more: the first quiet unit
+        // is forgotten and the last takes its place.
+        let mut n = 0;
+        while units.list.len() < MAX_UNITS {
+            let index = units.route_writer(Some(&format!("u{n}.service")), Some(1000 + n), 6);
+            assert_eq!(units.route_writer(Some("python3"), Some(1000 + n), 6), index);
+            n += 1;
+        }
+        let (last, pid) = (units.list.len() - 1, 1000 + n - 1);
+        assert_eq!(units.route_writer(Some("python3"), Some(pid), 7), last);
+        let moved = units.list[last].name.clone().unwrap();
+        units.route_writer(Some("c.service"), None, 8);
+        let now = units.find(&moved).expect("the last unit is kept");
+        assert_ne!(now, last, "{moved} moved");
+        assert_eq!(units.route_writer(Some("python3"), Some(pid), 9), now);
+    }
 
     #[test]
     fn kernel_messages_name_the_process() {
