@@ -180,7 +180,12 @@ impl Word {
     /// Whether the eight bytes `held` of a line fit: the same bytes where
     /// they must be, digits where digits are free.
     fn fits(self, held: u64) -> bool {
-        (held ^ self.bytes) & self.same | (digit_bytes(held) & self.digits) ^ self.digits == 0
+        self.misfit(held) == 0
+    }
+
+    /// Bits set where the eight bytes `held` of a line do not fit.
+    fn misfit(self, held: u64) -> u64 {
+        (held ^ self.bytes) & self.same | (digit_bytes(held) & self.digits) ^ self.digits
     }
 }
 
@@ -225,9 +230,15 @@ impl Template {
         // line apart, while their prefixes differ only in the clock.
         // Bytes past the template's share are masked out, so a whole word
         // of the (longer) line may be read.
-        let fitting =
-            self.words.iter().enumerate().rev().all(|(i, word)| word.fits(word_at(line, i * 8, line.len())));
-        if !fitting {
+        let Some((last, before)) = self.words.split_last() else { return false };
+        if !last.fits(word_at(line, before.len() * 8, line.len())) {
+            return false;
+        }
+        // The words before it (whole words of the line, which is longer):
+        // all are compared, with no branch per word.
+        let words =
+            line.chunks_exact(8).map(|chunk| u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
+        if before.iter().zip(words).fold(0, |misfit, (word, held)| misfit | word.misfit(held)) != 0 {
             return false;
         }
         let message = &line[self.layout.message_at..];
