@@ -184,7 +184,7 @@ pub struct RuleSet {
     rules: Vec<Rule>,
     prefilter: prefilter::Prefilter,
     /// For each rule: whether its message and `not` regexes are
-    /// [`prefilter::digit_blind`], so their verdicts can be remembered.
+    /// [`regex_facts::digit_blind`], so their verdicts can be remembered.
     blind: Vec<(bool, bool)>,
     /// For each rule: whether its message regex names captures.
     captures: Vec<bool>,

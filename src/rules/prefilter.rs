@@ -70,7 +70,7 @@ pub enum Known {
     /// Nothing yet.
     Nothing,
     /// The verdict on every message of the shape (the regex is
-    /// [`digit_blind`]).
+    /// [`digit_blind`](super::regex_facts::digit_blind)).
     Verdict(bool),
     /// The regex matched these bytes of the shape's reference message
     /// (see [`Shaped::reference`]): it matches every message of the shape
