@@ -85,8 +85,7 @@ impl FramedBatch {
         laid: Option<(u64, &Layout)>,
     ) {
         let text = store_line(line, &mut self.text);
-        let mut class = None;
-        let record = match laid {
+        let (record, class) = match laid {
             Some((serial, layout)) => {
                 let index =
                     self.layouts.iter().rposition(|kept| kept.serial == serial).unwrap_or_else(|| {
@@ -94,10 +93,11 @@ impl FramedBatch {
                         self.layouts.push(LaidBy { serial, layout: layout.clone(), class });
                         self.layouts.len() - 1
                     });
-                class = self.layouts[index].class;
-                StoredRecord::Laid(index)
+                (StoredRecord::Laid(index), self.layouts[index].class)
             }
-            None => StoredRecord::Spans(RecordSpans::store(&framed.first, line, text, &mut self.text)),
+            None => {
+                (StoredRecord::Spans(RecordSpans::store(&framed.first, line, text, &mut self.text)), None)
+            }
         };
         if let Some(embedded) = &framed.embedded {
             let kind = classify(embedded.message, Place::Outside);

@@ -701,8 +701,6 @@ pub fn read_parts<R: BufRead + Send>(
         let mut seen = |_, seen| formats.extend(seen);
         // All of a part that fits in its head is too little to be worth a
         // thread (a directory of many small logs would start one for each).
-        // All of a part that fits in its head is too little to be worth a
-        // thread (a directory of many small logs would start one for each).
         let framing = if head.len() < SNIFF_BYTES { Framing::ReadingThread } else { framing };
         let result = if reversed::looks_reversed(&head) {
             match reversed::reorder(reader, shape) {

@@ -4,8 +4,8 @@
 //! whether it names captures.
 //!
 //! These are functions of the pattern's text alone. Parsing the built-in
-//! rules' few hundred patterns costs more than the rest of loading them,
-//! so the build script computes their facts with this same module
+//! rules' few hundred patterns costs about as much as the rest of loading
+//! them, so the build script computes their facts with this same module
 //! (`build.rs` includes this file) and the binary looks them up by pattern
 //! ([`RegexFacts::of`]); a user's pattern is parsed when loaded.
 //!

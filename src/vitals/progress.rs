@@ -84,7 +84,7 @@ pub fn kind_of(message: &str) -> Option<ProgressKind> {
     // Aggregated: `; other lines (HTTP access lines) are not searched.
     let opening =
         message.as_bytes().first().is_some_and(u8::is_ascii_digit) || message.starts_with("Engine ");
-    // Access lines open with a digit too, and are as many as batch lines:
+    // Access lines open with a digit too, and a serving log holds many:
     // the searcher is built once.
     static FIELD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(VLLM_FIRST_FIELD));
