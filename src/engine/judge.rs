@@ -25,7 +25,7 @@ use super::health;
 use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
-use crate::rules::{Category, Role, RuleSet};
+use crate::rules::{fate, Category, Role, RuleSet};
 
 /// The category a memory kill record confirms a SIGKILL as.
 const OOM_KILL: Category = Category::HostOomKill;
@@ -42,8 +42,8 @@ const MAX_CORROBORATING: usize = 3;
 pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &JudgeOptions) -> Diagnosis {
     let mut runs = Vec::new();
     let mut inputs = Vec::new();
-    let kill_records = kill_records(rules, sources);
-    let loose = loose_failures(rules, sources);
+    let kill_records = kill_records(sources);
+    let loose = loose_failures(sources);
     // Runs are numbered across sources as a report of every run lists them.
     let mut numbered = 0;
     for (source_index, source) in sources.iter().enumerate() {
@@ -200,13 +200,13 @@ struct KillRecord<'a> {
     finding: &'a Finding,
 }
 
-fn kill_records<'a>(rules: &RuleSet, sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
+fn kill_records<'a>(sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
     let mut records = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         for unit in &source.units.list {
             for run in &unit.runs {
                 for finding in &run.findings {
-                    let oom = rules.rule(finding.rule).category == Some(OOM_KILL);
+                    let oom = finding.category == Some(OOM_KILL);
                     if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
                         let places = Places::of(source);
                         let claimed = unit.is_claimed();
@@ -228,6 +228,8 @@ enum Standing {
     Survived(u64),
     /// It came after an operator stop at this line.
     AfterStop(u64),
+    /// Its writer went on: it wrote this ordinary line after it.
+    WentOn(u64),
 }
 
 /// `hung`: the run hung before any operator stop, so what the stop brings
@@ -244,11 +246,14 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     // A fault that poisons the process's CUDA context cannot be outlived:
     // progress after it is another process's, or a tuning pass that reports
     // the fault again.
-    if rules.rule(finding.rule).category == Some(STICKY_FAULT) {
+    if finding.category == Some(STICKY_FAULT) {
         return Standing::Active;
     }
-    match survived(run, finding.event_last) {
-        Some(progress) => Standing::Survived(progress),
+    if let Some(progress) = survived(run, finding.event_last) {
+        return Standing::Survived(progress);
+    }
+    match went_on(run, finding.outlived) {
+        Some(line) => Standing::WentOn(line),
         None => Standing::Active,
     }
 }
@@ -270,6 +275,94 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
         .any(|f| matches!(f.role, Role::Cause | Role::Confirm) && f.line > progress && f.line <= death)
         || run.failures.iter().any(|f| f.first_line > progress && f.first_line <= death);
     new_failure.then_some(progress)
+}
+
+/// Did the writer of an error outlive it? It did if it wrote an ordinary
+/// line afterwards (`outlived`), and the run did not die after that line
+/// of nothing logged since. Returns that line.
+fn went_on(run: &RunState, outlived: Option<u64>) -> Option<u64> {
+    let alive = outlived?;
+    let before_stop = |t: u64| run.stop_line.is_none_or(|s| t < s);
+    let Some(death) = run.last_terminal.filter(|&t| t > alive && before_stop(t)) else {
+        return Some(alive);
+    };
+    let new_failure = run
+        .findings
+        .iter()
+        .any(|f| matches!(f.role, Role::Cause | Role::Confirm) && f.line > alive && f.line <= death)
+        || run.failures.iter().any(|f| f.first_line > alive && f.first_line <= death);
+    new_failure.then_some(alive)
+}
+
+/// Why a failure no rule names did not end the run, if it did not: the run
+/// made progress after it, or its writer went on.
+fn failure_survival(places: Places<'_>, run: &RunState, failure: &Failure) -> Option<String> {
+    if let Some(progress) = survived(run, failure.last_line) {
+        return Some(format!(
+            "the run kept making progress after it ({}), so it was not fatal",
+            places.cite(progress)
+        ));
+    }
+    went_on(run, failure.outlived).map(|line| went_on_why(places, line))
+}
+
+/// The failures no rule names that the run did not outlive; the others
+/// are added to `benign`, with why.
+fn unsurvived_failures<'r>(
+    places: Places<'_>,
+    run: &'r RunState,
+    benign: &mut Vec<Benign>,
+) -> Vec<&'r Failure> {
+    let mut failures = Vec::new();
+    for f in &run.failures {
+        let after_stop = run.stop_line.is_some();
+        match failure_survival(places, run, f).filter(|_| !after_stop) {
+            Some(why) => benign.push(failure_benign(places, f, why)),
+            None => failures.push(f),
+        }
+    }
+    failures
+}
+
+/// A warning never decides a crash by itself: a finding or failure logged
+/// as a warning counts only when a death, or a failure that is no warning,
+/// comes at or after it. The others are added to `benign`.
+fn set_aside_warnings<'r>(
+    rules: &RuleSet,
+    places: Places<'_>,
+    run: &RunState,
+    active: Vec<&'r Finding>,
+    failures: Vec<&'r Failure>,
+    benign: &mut Vec<Benign>,
+) -> (Vec<&'r Finding>, Vec<&'r Failure>) {
+    const WHY: &str = "a warning, and nothing ended after it: the run went on";
+    let decided_after = |line: u64| {
+        run.last_terminal.is_some_and(|t| t >= line)
+            || active.iter().any(|f| !f.warning && f.line >= line)
+            || failures.iter().any(|f| !f.warning && f.first_line >= line)
+    };
+    let weak_finding: Vec<bool> = active.iter().map(|f| f.warning && !decided_after(f.line)).collect();
+    let weak_failure: Vec<bool> =
+        failures.iter().map(|f| f.warning && !decided_after(f.first_line)).collect();
+    let mut kept_findings = Vec::with_capacity(active.len());
+    for (f, weak) in active.into_iter().zip(weak_finding) {
+        match weak {
+            true => benign.push(self::benign(rules, places, f, WHY.to_string())),
+            false => kept_findings.push(f),
+        }
+    }
+    let mut kept_failures = Vec::with_capacity(failures.len());
+    for (f, weak) in failures.into_iter().zip(weak_failure) {
+        match weak {
+            true => benign.push(failure_benign(places, f, WHY.to_string())),
+            false => kept_failures.push(f),
+        }
+    }
+    (kept_findings, kept_failures)
+}
+
+fn went_on_why(places: Places<'_>, line: u64) -> String {
+    format!("the process went on: its writer logged {} after it, so it was not fatal", places.cite(line))
 }
 
 fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
@@ -329,12 +422,16 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                 Standing::AfterStop(line) => {
                     format!("a consequence of the orderly stop seen at {}", places.cite(line))
                 }
+                Standing::WentOn(line) => went_on_why(places, line),
             }
         };
         result.benign.push(benign(rules, places, f, why));
     }
 
-    let Some(root) = choose_root(rules, setting, run, &active) else {
+    let failures = unsurvived_failures(places, run, &mut result.benign);
+    let (active, failures) = set_aside_warnings(rules, places, run, active, failures, &mut result.benign);
+
+    let Some(root) = choose_root(rules, setting, run, &active, &failures) else {
         result.outcome = quiet_outcome(run);
         if let Some(hang) = hang {
             result.outcome = Outcome::Hung;
@@ -346,6 +443,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                 result.benign.push(benign(rules, places, f, why));
             }
         }
+        result.benign.sort_by_key(|b| b.line);
         return result;
     };
     let (cause, shown) = root_cause(rules, run, places, &root, &active);
@@ -397,6 +495,7 @@ fn choose_root<'a>(
     setting: &Setting<'a>,
     run: &'a RunState,
     active: &[&'a Finding],
+    failures: &[&'a Failure],
 ) -> Option<Root<'a>> {
     if let Some((cause, confirmed)) = select_cause(rules, run, active) {
         return Some(Root::Cause(cause, confirmed));
@@ -414,13 +513,10 @@ fn choose_root<'a>(
     };
     let unexplained = |f: &&Finding| f.role == Role::Symptom && !explained(f);
     let stand_in = active.iter().copied().filter(unexplained).min_by_key(|f| (f.summary, f.line));
-    let failure = run.failures.iter().filter(|_| run.stop_line.is_none()).find(|f| {
-        let after_stop = run.stop_line.is_some_and(|s| f.first_line > s);
-        !after_stop && survived(run, f.last_line).is_none()
-    });
+    let failure = failures.iter().copied().find(|_| run.stop_line.is_none());
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
-        (Some(s), _) => Some(match kill_record_for(rules, setting, run, s) {
+        (Some(s), _) => Some(match kill_record_for(setting, run, s) {
             Some((record, named)) => Root::Elsewhere(record, s, named),
             None => Root::StandIn(s),
         }),
@@ -433,12 +529,11 @@ fn choose_root<'a>(
 /// whether it names one of the run's processes or its unit (else it is a
 /// kill of a process nobody owns, just before).
 fn kill_record_for<'a>(
-    rules: &RuleSet,
     setting: &Setting<'a>,
     run: &RunState,
     stand_in: &Finding,
 ) -> Option<(KillRecord<'a>, bool)> {
-    if rules.rule(stand_in.rule).category != Some(UNATTRIBUTED_KILL) {
+    if stand_in.category != Some(UNATTRIBUTED_KILL) {
         return None;
     }
     let unit = setting.unit.or(run.unit.as_deref());
@@ -463,14 +558,12 @@ fn kill_record_for<'a>(
 
 /// The lines of the failures (causes other than memory kills, and
 /// unrecognised failures) in runs that no unit claims, per source.
-fn loose_failures(rules: &RuleSet, sources: &[SourceState]) -> Vec<(usize, u64)> {
+fn loose_failures(sources: &[SourceState]) -> Vec<(usize, u64)> {
     let mut lines = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         for run in source.units.list.iter().filter(|u| !u.is_claimed()).flat_map(|u| &u.runs) {
-            let causes = run
-                .findings
-                .iter()
-                .filter(|f| f.role == Role::Cause && rules.rule(f.rule).category != Some(OOM_KILL));
+            let causes =
+                run.findings.iter().filter(|f| f.role == Role::Cause && f.category != Some(OOM_KILL));
             lines.extend(causes.map(|f| (index, f.line)));
             lines.extend(run.failures.iter().map(|f| (index, f.first_line)));
         }
@@ -546,16 +639,16 @@ fn root_cause(
             let corroborating = active
                 .iter()
                 .filter(|f| matches!(f.role, Role::Cause | Role::Confirm) && !std::ptr::eq(**f, *cause))
-                .filter(|f| rules.rule(f.rule).category == rule.category)
+                .filter(|f| f.category == cause.category)
                 .take(MAX_CORROBORATING);
             lines.extend(corroborating.map(|f| evidence_of(f)));
             let died = cause.summary || run.last_terminal.is_some_and(|t| t >= cause.line);
             RootCause {
                 rule: Some(rule.id.clone()),
-                category: category_of(rules, cause),
+                category: category_of(cause),
                 title: cause.title.clone(),
                 confidence: if died { Confidence::High } else { Confidence::Medium },
-                hint: rule.hint.clone(),
+                hint: hint_of(rules, cause),
                 evidence: evidence(&lines),
                 identified: true,
             }
@@ -564,10 +657,10 @@ fn root_cause(
             let rule = rules.rule(symptom.rule);
             RootCause {
                 rule: Some(rule.id.clone()),
-                category: category_of(rules, symptom),
+                category: category_of(symptom),
                 title: symptom.title.clone(),
                 confidence: Confidence::Low,
-                hint: rule.hint.clone().or_else(|| rule.why.clone()),
+                hint: hint_of(rules, symptom).or_else(|| rule.why.clone()),
                 evidence: evidence(&symptom.evidence),
                 identified: false,
             }
@@ -579,7 +672,7 @@ fn root_cause(
             lines.extend(evidence(&[evidence_of(symptom)]));
             RootCause {
                 rule: Some(rule.id.clone()),
-                category: category_of(rules, record.finding),
+                category: category_of(record.finding),
                 title: record.finding.title.clone(),
                 confidence: if *named { Confidence::High } else { Confidence::Medium },
                 hint: rule.hint.clone(),
@@ -588,18 +681,21 @@ fn root_cause(
             }
         }
         Root::Failure(failure) => {
+            // A fate line in its exception may say what it was.
+            let (category, names_cause) = failure.fate.unwrap_or((Category::Unknown, false));
             let hint = match &run.cut_traceback {
                 Some(cut) if cut.first_line == failure.first_line => cut_hint(cut),
+                _ if category != Category::Unknown => fate::hint(category).to_string(),
                 _ => UNRECOGNISED_HINT.to_string(),
             };
             RootCause {
                 rule: None,
-                category: Category::Unknown,
+                category,
                 title: failure.title.clone(),
-                confidence: Confidence::Low,
+                confidence: if names_cause { Confidence::Medium } else { Confidence::Low },
                 hint: Some(hint),
                 evidence: evidence(&failure.evidence),
-                identified: false,
+                identified: names_cause,
             }
         }
     };
@@ -631,8 +727,19 @@ fn evidence_of(f: &Finding) -> EvidenceLine {
     EvidenceLine { line: f.line, text: f.text.clone(), cut: f.cut }
 }
 
-fn category_of(rules: &RuleSet, f: &Finding) -> Category {
-    rules.rule(f.rule).category.unwrap_or(Category::Unknown)
+/// What to do about a finding: its rule's hint, or for a fate line that
+/// gives none, the hint for the category its ending names.
+fn hint_of(rules: &RuleSet, f: &Finding) -> Option<String> {
+    let rule = rules.rule(f.rule);
+    match (&rule.hint, rule.role) {
+        (Some(hint), _) => Some(hint.clone()),
+        (None, Role::Fate) => Some(fate::hint(category_of(f)).to_string()),
+        (None, _) => None,
+    }
+}
+
+fn category_of(f: &Finding) -> Category {
+    f.category.unwrap_or(Category::Unknown)
 }
 
 fn benign_why(rules: &RuleSet, f: &Finding) -> String {
@@ -656,7 +763,13 @@ fn select_cause<'f>(
             Role::Cause => candidates.push((*f, None)),
             Role::Confirm => {
                 let confirms = &rules.rule(f.rule).confirms;
-                let confirmed = active.iter().find(|s| confirms.contains(&s.rule) && same_process(run, s, f));
+                // A memory kill record confirms any SIGKILL the log names,
+                // in the catalogue's words or a supervisor's.
+                let kill =
+                    |s: &Finding| f.category == Some(OOM_KILL) && s.category == Some(UNATTRIBUTED_KILL);
+                let confirmed = active
+                    .iter()
+                    .find(|s| (confirms.contains(&s.rule) || kill(s)) && same_process(run, s, f));
                 if let Some(symptom) = confirmed {
                     candidates.push((*f, Some(*symptom)));
                 }
@@ -674,7 +787,8 @@ fn select_cause<'f>(
     };
     // A `systemctl status` summary says how the unit ended; a cause logged
     // in the journal says why.
-    pool.into_iter().min_by_key(|(f, _)| (f.summary, f.line, -rules.rule(f.rule).priority))
+    // A warning names a cause only when nothing else does.
+    pool.into_iter().min_by_key(|(f, _)| (f.summary, f.warning, f.line, -rules.rule(f.rule).priority))
 }
 
 /// Do a symptom and the record that would confirm it concern the same
@@ -699,7 +813,7 @@ fn symptom(rules: &RuleSet, places: Places<'_>, f: &Finding, explained_by: &str)
     Symptom {
         rule: rule.id.clone(),
         source: source.to_string(),
-        category: category_of(rules, f),
+        category: category_of(f),
         line,
         text: f.text.clone(),
         cut_bytes: f.cut,
@@ -718,6 +832,23 @@ fn benign(rules: &RuleSet, places: Places<'_>, f: &Finding, why: String) -> Beni
         why,
     }
 }
+
+/// A failure no rule names that did not end the run, as a benign line:
+/// its decisive line and why.
+fn failure_benign(places: Places<'_>, f: &Failure, why: String) -> Benign {
+    // A traceback cut before any frame has no evidence line: its title
+    // says what it is.
+    let (at, text, cut) = match f.evidence.first() {
+        Some(decisive) => (decisive.line, decisive.text.clone(), decisive.cut),
+        None => (f.first_line, f.title.clone(), 0),
+    };
+    let (source, line) = places.locate(at);
+    Benign { rule: UNRECOGNISED.to_string(), source: source.to_string(), line, text, cut_bytes: cut, why }
+}
+
+/// The rule id of a benign line that no rule names (a failure the run
+/// outlived).
+const UNRECOGNISED: &str = "unrecognised";
 
 fn cut_notice(places: Places<'_>, cut: &super::run::CutTraceback) -> String {
     let (source, first) = places.locate(cut.first_line);

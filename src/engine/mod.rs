@@ -13,6 +13,7 @@ pub mod diagnosis;
 mod health;
 mod int_map;
 mod judge;
+mod liveness;
 mod place;
 use crate::input::Reversal;
 pub use units::UnitFilter;
@@ -22,12 +23,12 @@ mod subject;
 mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
-use crate::framing::{Format, FormatSet, Record, Separator};
-use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
+use crate::framing::{Format, FormatSet, Level, Record, Separator};
+use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
 use crate::vitals::{self, args, progress};
 
 pub use diagnosis::Diagnosis;
-use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
+use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState, Writer};
 
 /// How to judge.
 #[derive(Debug, Clone)]
@@ -215,46 +216,59 @@ impl<'r> Engine<'r> {
             text: opening.text.as_str(),
             message: opening.message(),
             message_at: opening.message_span.0 as usize,
+            writer: writer_of(event),
+            level: opening.level,
+            plain: event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker),
         };
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
-        if event.kind == EventKind::Record && matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker)
-        {
+        if event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker) {
             return;
         }
 
+        // A fate line inside a traceback (a child killed by a signal, a
+        // task killed for memory) tells what the writer's failure was; the
+        // traceback stays the writer's, which it may outlive.
+        let within_failure = |m: &LineMatch| {
+            event.kind == EventKind::Traceback
+                && rules.rule(m.rule).role == Role::Fate
+                && matches!(event.lines[m.line].role, LineRole::Exception | LineRole::ExceptionText)
+        };
+        let fate_within = matches.iter().find(|m| within_failure(m));
+        let matches: Vec<&LineMatch> = matches.iter().filter(|m| !within_failure(m)).collect();
+        let matches = &matches[..];
+
         // Benign rules silence the other rules on the lines they match.
         let benign_lines: Vec<usize> =
-            matches.iter().filter(|m| rules.rule(m.rule).role == Role::Benign).map(|m| m.line).collect();
-        let silenced =
-            |m: &LineMatch| rules.rule(m.rule).role != Role::Benign && benign_lines.contains(&m.line);
+            matches.iter().filter(|m| m.role == Role::Benign).map(|m| m.line).collect();
+        let silenced = |m: &LineMatch| m.role != Role::Benign && benign_lines.contains(&m.line);
 
         // A match on the exception line speaks for a rule better than one on
         // the `raise …` source line above it.
         let on_exception = |m: &LineMatch| event.lines[m.line].role == LineRole::Exception;
         let best_cause = matches
             .iter()
-            .filter(|m| rules.rule(m.rule).role == Role::Cause && !silenced(m))
+            .copied()
+            .filter(|m| m.role == Role::Cause && !silenced(m))
             .max_by_key(|m| (rules.rule(m.rule).priority, on_exception(m), std::cmp::Reverse(m.line)));
+        let writer = writing.writer.key();
         if let Some(m) = best_cause {
-            let rule = rules.rule(m.rule);
-            run.add_finding(finding(rules, event, m, None), rule.terminal);
+            run.add_finding(finding(rules, event, m, None, writer), terminal(rules, m));
         }
         // systemd saying the unit's process ended: no later line of the
         // run can be that process's progress.
         let from_systemd = event.identifier() == Some("systemd");
-        if from_systemd && matches.iter().any(|m| rules.rule(m.rule).terminal && !silenced(m)) {
+        if from_systemd && matches.iter().any(|m| terminal(rules, m) && !silenced(m)) {
             run.note_unit_exit(event.first_line());
         }
         let mut seen_rules: Vec<usize> = Vec::new();
-        for first in matches {
-            let rule = rules.rule(first.rule);
-            let wanted = match rule.role {
+        for &first in matches {
+            let wanted = match first.role {
                 Role::Symptom | Role::Confirm => !silenced(first),
                 Role::Benign => true,
-                Role::Cause | Role::Marker => false,
+                Role::Cause | Role::Marker | Role::Fate => false,
             };
             if !wanted || seen_rules.contains(&first.rule) {
                 continue;
@@ -262,13 +276,14 @@ impl<'r> Engine<'r> {
             seen_rules.push(first.rule);
             let m = matches
                 .iter()
-                .filter(|o| o.rule == first.rule && (rule.role == Role::Benign || !silenced(o)))
+                .copied()
+                .filter(|o| o.rule == first.rule && (o.role == Role::Benign || !silenced(o)))
                 .min_by_key(|o| (!on_exception(o), o.line))
                 .unwrap_or(first);
-            let silenced_rule = (rule.role == Role::Benign)
+            let silenced_rule = (m.role == Role::Benign)
                 .then(|| matches.iter().find(|o| o.line == m.line && silenced(o)).map(|o| o.rule))
                 .flatten();
-            run.add_finding(finding(rules, event, m, silenced_rule), rule.terminal);
+            run.add_finding(finding(rules, event, m, silenced_rule, writer), terminal(rules, m));
         }
 
         // A traceback or dump no rule explains is an unrecognised failure
@@ -276,7 +291,7 @@ impl<'r> Engine<'r> {
         // symptom rule matched is recognised: harmless, or a consequence.
         let recognised = best_cause.is_some()
             || matches.iter().any(|m| {
-                let role = rules.rule(m.rule).role;
+                let role = m.role;
                 // A benign announcement (`Error in preprocessing prompt
                 // inputs`: one request failed) covers its traceback too.
                 let announces = m.line == 0 && role == Role::Benign;
@@ -287,7 +302,8 @@ impl<'r> Engine<'r> {
                     || (on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m))))
             });
         if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
-            run.add_failure(failure_of(event));
+            let fate = fate_within.map(|m| (m.category.unwrap_or(Category::Unknown), m.role == Role::Cause));
+            run.add_failure(failure_of(event, writer, fate));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
             run.cut_traceback = Some(cut_traceback_of(event));
@@ -312,7 +328,7 @@ impl<'r> Engine<'r> {
             self.matches.clear();
             self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
-            if self.matches.iter().all(|m| rules.rule(m.rule).role == Role::Marker) {
+            if self.matches.iter().all(|m| m.role == Role::Marker) {
                 routed = Some(index);
             }
         }
@@ -335,6 +351,15 @@ impl<'r> Engine<'r> {
             text,
             message: record.message,
             message_at: record.message_at,
+            writer: Writer {
+                host: record.host,
+                identifier: record.identifier,
+                pid: record.pid,
+                process: record.process,
+                ranks: record.ranks,
+            },
+            level: record.level,
+            plain: true,
         };
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
     }
@@ -399,6 +424,22 @@ struct Writing<'a> {
     /// The opening line's message, and where it starts in the line.
     message: &'a str,
     message_at: usize,
+    /// Who wrote it.
+    writer: Writer<'a>,
+    /// The opening line's level.
+    level: Option<Level>,
+    /// A record that at most marks progress: no rule found anything wrong.
+    plain: bool,
+}
+
+fn writer_of(event: &Event) -> Writer<'_> {
+    Writer {
+        host: event.host(),
+        identifier: event.identifier(),
+        pid: event.stream.pid,
+        process: event.process(),
+        ranks: event.ranks(),
+    }
 }
 
 /// Records an event of unit `index` of `source` in its run (a new one if
@@ -440,6 +481,11 @@ fn note_writing<'s, 'w>(
     }
     let run = source.units.list[index].runs.last_mut().expect("a run exists");
     run.last_line = run.last_line.max(writing.last);
+    // A writer that goes on writing ordinary lines has outlived the
+    // failures it wrote before.
+    if run.watching_writers && writing.plain && liveness::is_ordinary(writing.level, writing.message) {
+        run.note_alive(writing.writer.key(), first);
+    }
     if let Some(subject::Subject::Unit(unit)) = subject {
         run.unit.get_or_insert_with(|| unit.clone());
     }
@@ -494,11 +540,17 @@ fn evidence_line(line: &EventLine) -> EvidenceLine {
 /// Builds a finding for match `m`, with supporting lines from its event:
 /// for a traceback, the exception line, the innermost frame and the line
 /// that announced the traceback.
-fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize>) -> Finding {
+fn finding(
+    rules: &RuleSet,
+    event: &Event,
+    m: &LineMatch,
+    silenced: Option<usize>,
+    writer_key: u64,
+) -> Finding {
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
     let mut evidence = vec![evidence_line(line)];
-    let explains_failure = matches!(rule.role, Role::Cause | Role::Confirm);
+    let explains_failure = matches!(m.role, Role::Cause | Role::Confirm);
     if event.kind == EventKind::Traceback && explains_failure {
         let before = &event.lines[..m.line];
         if line.role == LineRole::ExceptionText {
@@ -518,7 +570,7 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
             }
         }
     }
-    if is_panic(event) && m.line == 0 && rule.role != Role::Benign {
+    if is_panic(event) && m.line == 0 && m.role != Role::Benign {
         // A Rust panic's message is on the line after `panicked at …:`.
         evidence.extend(event.lines.iter().find(|l| l.role == LineRole::ExceptionText).map(evidence_line));
     }
@@ -539,7 +591,8 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
     });
     Finding {
         rule: m.rule,
-        role: rule.role,
+        role: m.role,
+        category: m.category,
         line: line.number,
         text: evidence[0].text.clone(),
         cut: evidence[0].cut,
@@ -552,7 +605,24 @@ fn finding(rules: &RuleSet, event: &Event, m: &LineMatch, silenced: Option<usize
         count: 1,
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
+        // An error whose cause no rule names, which its writer may outlive
+        // (a death is not outlived; a named cause is outlived by progress).
+        writer: (m.role == Role::Symptom && m.category == Some(Category::Unknown) && !terminal(rules, m))
+            .then_some(writer_key),
+        outlived: None,
+        // A line that reports a death (its own process's or a peer's) is a
+        // fate, whatever its level.
+        warning: !terminal(rules, m)
+            && m.category != Some(Category::PeerFailure)
+            && liveness::is_warning(line.level, line.message()),
     }
+}
+
+/// Whether a match records a death: its rule says so, or it is a fate
+/// line (a clean end is never a match).
+fn terminal(rules: &RuleSet, m: &LineMatch) -> bool {
+    let rule = rules.rule(m.rule);
+    rule.terminal || rule.role == Role::Fate
 }
 
 /// Whether the event is a Rust panic (a dump opened by `panicked at`).
@@ -563,7 +633,7 @@ fn is_panic(event: &Event) -> bool {
 
 /// An unrecognised traceback or fatal-error dump, for the `unknown`
 /// fallback: the root exception of the chain is the decisive line.
-fn failure_of(event: &Event) -> Failure {
+fn failure_of(event: &Event, writer: u64, fate: Option<(Category, bool)>) -> Failure {
     let exceptions: Vec<&EventLine> = event.exception_lines().collect();
     let first = &event.lines[0];
     let mut evidence = Vec::new();
@@ -597,7 +667,17 @@ fn failure_of(event: &Event) -> Failure {
     if first.role == LineRole::TracebackHeader && !evidence.iter().any(|e| e.line == first.number) {
         evidence.push(evidence_line(first));
     }
-    Failure { title, evidence, first_line: event.first_line(), last_line: event.last_line() }
+    let decisive = exceptions.first().copied().unwrap_or(first);
+    Failure {
+        title,
+        evidence,
+        first_line: event.first_line(),
+        last_line: event.last_line(),
+        writer,
+        outlived: None,
+        warning: liveness::is_warning(decisive.level, decisive.message()),
+        fate,
+    }
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

@@ -3,7 +3,7 @@
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::subject::Subject;
-use crate::rules::{MarkerKind, Role, Stage};
+use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
 use crate::vitals::Recorder;
@@ -55,8 +55,10 @@ impl EvidenceLine {
 pub struct Finding {
     /// Rule index in the rule set.
     pub rule: usize,
-    /// The rule's role.
+    /// The role the match had (a fate line's is a cause's or a symptom's).
     pub role: Role,
+    /// The category the match named.
+    pub category: Option<Category>,
     /// The decisive line.
     pub line: u64,
     /// The decisive line's text, or its start ([`excerpt`]).
@@ -87,6 +89,15 @@ pub struct Finding {
     /// It never makes a run begin or count as substantive, progress below
     /// it does not outlive it, and any other cause is preferred to it.
     pub summary: bool,
+    /// The line is a warning (`WARNING` level, `Warning: …`, Python's
+    /// `…Warning:`): it never decides a crash by itself.
+    pub warning: bool,
+    /// Who wrote it ([`Writer::key`]), for an error its writer may
+    /// outlive; `None` for a line that records a death, and for benign
+    /// lines and confirmations.
+    pub writer: Option<u64>,
+    /// The first ordinary line its writer wrote after its event.
+    pub outlived: Option<u64>,
 }
 
 /// A failure no cause rule recognised: an uncaught traceback or a fatal
@@ -101,6 +112,39 @@ pub struct Failure {
     pub first_line: u64,
     /// Last line of the event.
     pub last_line: u64,
+    /// Who wrote it ([`Writer::key`]).
+    pub writer: u64,
+    /// The first ordinary line its writer wrote after it: the writer went
+    /// on, so the failure did not end it.
+    pub outlived: Option<u64>,
+    /// It was logged as a warning: it never decides a crash by itself.
+    pub warning: bool,
+    /// What its exception line says of a process's end (a child killed by
+    /// a signal, a task killed for memory), when a fate rule read it:
+    /// the category and whether it names a cause by itself.
+    pub fate: Option<(Category, bool)>,
+}
+
+/// Who wrote a line: the fields of its prefixes that tell writers apart
+/// (host, identifier, pid, process tag, rank tags). A log without them
+/// has one writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Writer<'a> {
+    pub host: Option<&'a str>,
+    pub identifier: Option<&'a str>,
+    pub pid: Option<u32>,
+    pub process: Option<&'a str>,
+    pub ranks: Option<&'a str>,
+}
+
+impl Writer<'_> {
+    /// A hash that tells writers apart.
+    pub fn key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (self.host, self.identifier, self.pid, self.process, self.ranks).hash(&mut hasher);
+        hasher.finish()
+    }
 }
 
 /// A traceback that the end of the input cut before its exception line.
@@ -169,6 +213,9 @@ pub struct RunState {
     pub failures: Vec<Failure>,
     /// A traceback cut by the end of input.
     pub cut_traceback: Option<CutTraceback>,
+    /// Some failure's writer has not been seen going on yet: ordinary
+    /// lines are checked against the failures' writers.
+    pub watching_writers: bool,
     /// What its progress lines said (none until one came).
     pub vitals: Option<Box<Recorder>>,
     /// The arguments it was launched with, when it printed them.
@@ -205,6 +252,7 @@ impl RunState {
             dropped: 0,
             failures: Vec::new(),
             cut_traceback: None,
+            watching_writers: false,
             vitals: None,
             args: None,
             last_stamp: PrintedStamp::default(),
@@ -214,13 +262,24 @@ impl RunState {
 
     /// Does a start marker of `stage` begin a new run here? Yes when this
     /// run already started at that stage or later (a relaunch), when it has
-    /// ended, or when it holds findings from before any start (the tail of
-    /// an earlier launch).
+    /// ended, or when, before any start, it shows an earlier launch of its
+    /// own: one that served, stopped, or failed (its tail). The lines a
+    /// launch prints before its first start marker (platform detection,
+    /// import warnings, benign lines, start-up phases) belong to it.
     pub fn is_split_by_start(&self, stage: Stage) -> bool {
         match self.max_stage {
             Some(seen) => seen >= stage || self.ended,
-            None => self.ended || self.substantive,
+            None => self.ended || self.shows_an_earlier_launch(),
         }
+    }
+
+    fn shows_an_earlier_launch(&self) -> bool {
+        let served = self.ready.is_some()
+            || self.vitals.is_some()
+            || matches!(self.phase.as_deref(), Some(LISTENING | READY | SERVING));
+        let failed = self.failures.iter().any(|f| !f.warning)
+            || self.findings.iter().any(|f| f.role != Role::Benign && !f.warning && !f.summary);
+        served || failed || self.stop_line.is_some()
     }
 
     /// Is a systemd message about `subject` about this run's unit? When
@@ -351,12 +410,16 @@ impl RunState {
         if terminal {
             self.note_terminal(finding.line);
         }
+        // A repeat after progress, or after its writer went on, is a new
+        // occurrence.
         let progress = self.last_progress;
-        if let Some(same) = self
-            .findings
-            .iter_mut()
-            .find(|f| f.rule == finding.rule && f.key == finding.key && progress.is_none_or(|p| p < f.line))
-        {
+        self.watching_writers |= finding.writer.is_some();
+        if let Some(same) = self.findings.iter_mut().find(|f| {
+            f.rule == finding.rule
+                && f.key == finding.key
+                && progress.is_none_or(|p| p < f.line)
+                && f.outlived.is_none()
+        }) {
             same.count += 1;
             return;
         }
@@ -375,6 +438,29 @@ impl RunState {
             self.failures.pop();
         }
         self.failures.push(failure);
+        self.watching_writers = true;
+    }
+
+    /// Records that `writer` wrote an ordinary line (`line`): the errors
+    /// it wrote before (failures, and findings that record no death) have
+    /// not ended it.
+    pub fn note_alive(&mut self, writer: u64, line: u64) {
+        let mut waiting = false;
+        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none()) {
+            if failure.writer == writer && failure.last_line < line {
+                failure.outlived = Some(line);
+            } else {
+                waiting = true;
+            }
+        }
+        for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
+            if finding.writer == Some(writer) && finding.event_last < line {
+                finding.outlived = Some(line);
+            } else {
+                waiting = true;
+            }
+        }
+        self.watching_writers = waiting;
     }
 }
 

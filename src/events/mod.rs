@@ -596,6 +596,17 @@ fn continuation(
         State::Frames => match kind {
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
             LineKind::Source => Some((State::Frames, LineRole::Source)),
+            // Under a repeating header (vLLM's `ERROR … [core.py:702]`) a
+            // paste may have lost the indentation: the line under a frame
+            // is its source, and a line of carets marks it.
+            LineKind::Other
+                if record.origin.is_some()
+                    && record.origin == open.origin.as_deref()
+                    && (open.event.lines.last().is_some_and(|l| l.role == LineRole::Frame)
+                        || is_caret_line(message)) =>
+            {
+                Some((State::Frames, LineRole::Source))
+            }
             LineKind::Exception => Some((State::ExceptionText(0), LineRole::Exception)),
             LineKind::Header if open.event.lines.len() == 1 => {
                 Some((State::Frames, LineRole::TracebackHeader))
@@ -622,6 +633,13 @@ fn continuation(
             _ => None,
         },
     }
+}
+
+/// A line of carets (and tildes) that marks the failing part of the
+/// source line above it (Python 3.11+).
+fn is_caret_line(message: &str) -> bool {
+    let marks = message.trim();
+    marks.contains('^') && marks.bytes().all(|b| matches!(b, b'^' | b'~' | b' '))
 }
 
 /// The role of a line that continues a Rust panic after its message: the

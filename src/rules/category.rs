@@ -31,6 +31,7 @@ crate::named_enum! {
         ServiceTimeout = "service-timeout",
         StartLimitHit = "start-limit-hit",
         PeerFailure = "peer-failure",
+        LivenessProbeKill = "liveness-probe-kill",
         Unknown = "unknown",
         Healthy = "healthy",
         OperatorStop = "operator-stop",
@@ -79,6 +80,9 @@ impl Category {
                 "a restart loop hit systemd's start limit, nothing earlier explains it"
             }
             Category::PeerFailure => "another rank or process failed, and its own error is not in the log",
+            Category::LivenessProbeKill => {
+                "the orchestrator killed the container because its liveness or startup probe kept failing"
+            }
             Category::Unknown => "a crash whose cause no rule names (exit code 3)",
             Category::Healthy => "the run started, or is starting, and nothing failed",
             Category::OperatorStop => "an orderly stop (systemctl stop, SIGTERM, Ctrl-C)",

@@ -277,7 +277,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         at.error(
             file.role.span(),
             &format!("unknown role '{}'", file.role.get_ref()),
-            "use one of: cause, symptom, confirm, benign, marker",
+            "use one of: cause, symptom, confirm, benign, marker, fate",
         );
     }
     // With an unknown role, the checks that depend on the role are skipped.
@@ -359,7 +359,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     let formats = parse_formats(&m.format, at);
     let not_formats = parse_formats(&m.not_format, at);
     if let Some(regex) = message.as_ref().filter(|_| validate) {
-        check_title(&file.title, regex.get(), at);
+        check_title(&file.title, regex.get(), role, at);
     }
     if file.test.samples.is_empty() {
         at.error(
@@ -433,7 +433,7 @@ fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option
     };
     let fits = match role {
         Role::Cause | Role::Confirm => category.is_crash() && category != Category::Unknown,
-        Role::Symptom => category.is_crash(),
+        Role::Symptom | Role::Fate => category.is_crash(),
         Role::Benign | Role::Marker => true,
     };
     if !fits {
@@ -520,8 +520,12 @@ fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Forma
     formats
 }
 
-fn check_title(title: &Spanned<String>, regex: &Regex, at: &mut Positions<'_>) {
-    let names: Vec<&str> = regex.capture_names().flatten().collect();
+fn check_title(title: &Spanned<String>, regex: &Regex, role: Role, at: &mut Positions<'_>) {
+    let mut names: Vec<&str> = regex.capture_names().flatten().collect();
+    // A fate line's title may always say how it ended and who.
+    if role == Role::Fate {
+        names.extend(["ending", "subject"]);
+    }
     let mut rest = title.get_ref().as_str();
     while let Some(open) = rest.find('{') {
         let Some(close) = rest[open..].find('}') else {

@@ -8,13 +8,17 @@
 //! - `symptom`: a consequence; alone it never names a cause;
 //! - `confirm`: evidence that turns a symptom into a cause;
 //! - `benign`: scary but harmless; silences other rules on the same line;
-//! - `marker`: lifecycle (start, ready, progress, stop, exit).
+//! - `marker`: lifecycle (start, ready, progress, stop, exit);
+//! - `fate`: a statement that a process ended, in any supervisor's words;
+//!   how it ended decides what it means ([`fate`]).
 //!
 //! [`RuleSet::match_event`] finds every line of an event that a rule
-//! matches; judging those matches is the engine's job.
+//! matches, each match with the role and category it has on that line;
+//! judging those matches is the engine's job.
 
 pub mod category;
 pub mod check;
+pub mod fate;
 mod lazy;
 pub mod load;
 mod prefilter;
@@ -44,6 +48,9 @@ crate::named_enum! {
         Benign = "benign",
         /// A lifecycle event.
         Marker = "marker",
+        /// A process ended: a cause or a symptom by how it ended. A match
+        /// never keeps this role ([`LineMatch::role`]).
+        Fate = "fate",
     }
 }
 
@@ -174,8 +181,15 @@ pub struct LineMatch {
     pub rule: usize,
     /// Index of the line in the event.
     pub line: usize,
-    /// Named captures of the message regex.
+    /// Named captures of the message regex (for a fate rule, also
+    /// `ending` and `subject`: [`fate::title_captures`]).
     pub captures: Vec<(String, String)>,
+    /// The role the match has: the rule's, or for a fate rule the one its
+    /// ending gives ([`fate::read`]).
+    pub role: Role,
+    /// The category the match names: the rule's, or the one a fate line's
+    /// ending gives.
+    pub category: Option<Category>,
 }
 
 /// A set of compiled rules with a prefilter over their message regexes.
@@ -277,6 +291,7 @@ impl RuleSet {
         }
         let skip_ready = scratch.skip_ready;
         let shaped = self.prefilter.candidates(facts.message, &mut scratch.candidates);
+        let first = out.len();
         for candidate in shaped.candidates {
             if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
                 continue;
@@ -285,14 +300,57 @@ impl RuleSet {
                 out.push(m);
             }
         }
+        self.read_fates(first, out);
     }
 
-    /// Matches only rule `rule` against `event` (used by rule self-tests).
+    /// Reads the fate matches among `out[first..]` (one line's): a line a
+    /// rule of the catalogue also matches says more through that rule, and
+    /// a clean end is no death. Of the others, the one that says most (a
+    /// category of its own, then a signal, then a status) takes the role and
+    /// category its ending gives.
+    fn read_fates(&self, first: usize, out: &mut Vec<LineMatch>) {
+        let line = &out[first..];
+        if !line.iter().any(|m| m.role == Role::Fate) {
+            return;
+        }
+        let known = line.iter().any(|m| !matches!(m.role, Role::Fate | Role::Marker));
+        let mut best: Option<(usize, fate::Fate, u8)> = None;
+        for (index, m) in line.iter().enumerate().filter(|(_, m)| m.role == Role::Fate && !known) {
+            if let Some(read) = fate::read(&m.captures, m.category) {
+                let says = match read.ending {
+                    _ if m.category.is_some_and(|c| c != Category::Unknown) => 3,
+                    fate::Ending::Signal(_) => 2,
+                    fate::Ending::Status(_) => 1,
+                    _ => 0,
+                };
+                if best.is_none_or(|(_, _, most)| says > most) {
+                    best = Some((first + index, read, says));
+                }
+            }
+        }
+        if let Some((index, read, _)) = best {
+            let m = &mut out[index];
+            m.role = read.role;
+            m.category = Some(read.category);
+            fate::title_captures(&mut m.captures, read.ending);
+        }
+        let mut position = 0;
+        out.retain(|m| {
+            let keep = position < first || m.role != Role::Fate;
+            position += 1;
+            keep
+        });
+    }
+
+    /// Matches only rule `rule` against `event` (used by rule self-tests):
+    /// a fate rule matches a line only where it tells of a death.
     pub fn match_event_with(&self, rule: usize, event: &Event, out: &mut Vec<LineMatch>) {
         for index in 0..event.lines.len() {
             let mut candidate = Candidate::of(rule);
             if let Some(m) = self.match_line(&mut candidate, &mut Vec::new(), &LineFacts::of(event, index)) {
+                let first = out.len();
                 out.push(m);
+                self.read_fates(first, out);
             }
         }
     }
@@ -355,6 +413,7 @@ impl RuleSet {
         }
         // Captures only when the rule names some (a slower search).
         let mut captures = Vec::new();
+        let (role, category) = (rule.role, rule.category);
         if self.captures[rule_index] {
             if let Some(caps) = regex.captures(message) {
                 for name in regex.capture_names().flatten() {
@@ -364,7 +423,7 @@ impl RuleSet {
                 }
             }
         }
-        Some(LineMatch { rule: rule_index, line: facts.index, captures })
+        Some(LineMatch { rule: rule_index, line: facts.index, captures, role, category })
     }
 }
 

@@ -1,0 +1,140 @@
+//! Liveness by writer: which lines show that their writer goes on, and
+//! which are warnings.
+//!
+//! A failure no rule knows ends its writer unless the writer goes on
+//! writing ordinary lines: a served request, an INFO record, progress. A
+//! line about its own end (shutting down, exiting, cleaning up) or about
+//! another failure is not ordinary, nor is a warning or an error. A
+//! warning never decides a crash by itself.
+
+use crate::framing::Level;
+
+/// Words of lines about an end or a failure (lowercase): such a line does
+/// not show that its writer goes on with its work.
+const NOT_ORDINARY: [&str; 32] = [
+    "shut",
+    "exit",
+    "terminat",
+    "stopp",
+    "kill",
+    "abort",
+    "clean",
+    "destroy",
+    "teardown",
+    "tear down",
+    "finished server process",
+    "waiting for",
+    "closing",
+    "closed",
+    "goodbye",
+    "dying",
+    "died",
+    "dead",
+    "crash",
+    "traceback",
+    "error",
+    "exception",
+    "fail",
+    "fatal",
+    "core dump",
+    "signal",
+    "interrupt",
+    "cancel",
+    "timed out",
+    "unhealthy",
+    "warn",
+    "panic",
+];
+
+/// Does a line of this level and message show that its writer goes on
+/// with its work? An INFO (or unlabelled) line with some words in it that
+/// speaks of neither an end nor a failure.
+pub fn is_ordinary(level: Option<Level>, message: &str) -> bool {
+    if matches!(level, Some(Level::Warning | Level::Error | Level::Critical)) {
+        return false;
+    }
+    let letters = message.bytes().filter(u8::is_ascii_alphabetic).count();
+    if letters < 3 || is_cascade(message) {
+        return false;
+    }
+    let lower = message.to_ascii_lowercase();
+    !NOT_ORDINARY.iter().any(|word| lower.contains(word))
+}
+
+/// Lines a failure prints after its first in native code, at no level or
+/// at INFO: an indented line, a stack frame (`frame #3:`, `#3 0x…`, `at
+/// …`), a goroutine's header, an address, NCCL's return-code trail
+/// (`init.cc:300 -> 2`), a header that announces more (`…:`).
+fn is_cascade(message: &str) -> bool {
+    let trimmed = message.trim_end();
+    let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \""].iter().any(|p| trimmed.starts_with(p));
+    let returns =
+        trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| code.bytes().all(|b| b.is_ascii_digit()));
+    message.starts_with([' ', '\t']) || frame || returns || trimmed.ends_with(':')
+}
+
+/// Is a line of this level and message a warning: `WARNING` level, a
+/// message that begins `Warning:`, or Python's `file.py:12: UserWarning: …`?
+pub fn is_warning(level: Option<Level>, message: &str) -> bool {
+    if level == Some(Level::Warning) {
+        return true;
+    }
+    let message = message.trim_start();
+    let starts = message.get(..8).is_some_and(|head| head.eq_ignore_ascii_case("warning:"));
+    starts || python_warning(message)
+}
+
+/// `/usr/lib/python3/…/x.py:128: UserWarning: …`: what the warnings module
+/// prints (a category that ends in `Warning`, after `file:line: `).
+fn python_warning(message: &str) -> bool {
+    let Some((place, rest)) = message.split_once(": ") else {
+        return false;
+    };
+    let line_number =
+        place.rsplit_once(':').is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let category = rest.split_once(": ").map_or("", |(c, _)| c);
+    line_number
+        && category.ends_with("Warning")
+        && category.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_shows_life_and_an_end_or_a_failure_does_not() {
+        // Comfy-Org/ComfyUI#6176: after a caught OOM the server goes on.
+        assert!(is_ordinary(None, "Prompt executed in 12.66 seconds"));
+        assert!(is_ordinary(Some(Level::Info), "got prompt"));
+        assert!(is_ordinary(
+            Some(Level::Info),
+            "127.0.0.1:40000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"
+        ));
+        assert!(!is_ordinary(Some(Level::Info), "Shutting down"));
+        assert!(!is_ordinary(Some(Level::Info), "Waiting for application shutdown."));
+        assert!(!is_ordinary(Some(Level::Info), "Finished server process [8]"));
+        assert!(!is_ordinary(None, "127.0.0.1 - \"POST /generate HTTP/1.1\" 500 Internal Server Error"));
+        assert!(!is_ordinary(Some(Level::Warning), "No available block found in 60 second."));
+        assert!(!is_ordinary(None, "^^^^^^^^^^^^"));
+        // The failure's own trail, at no level or at INFO.
+        assert!(!is_ordinary(None, "goroutine 85 [running]:"));
+        assert!(!is_ordinary(Some(Level::Info), "transport/net_ib.cc:395 -> 2"));
+        assert!(!is_ordinary(
+            None,
+            "frame #0: c10::Error::Error(c10::SourceLocation) + 0x80 (0x7f42 in libc10.so)"
+        ));
+    }
+
+    #[test]
+    fn warnings_are_known_by_level_and_by_their_words() {
+        assert!(is_warning(Some(Level::Warning), "anything"));
+        assert!(is_warning(None, "Warning: Error loading shared library libcuda.so.1"));
+        assert!(is_warning(
+            None,
+            "/usr/local/lib/python3.10/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()"
+        ));
+        assert!(!is_warning(Some(Level::Error), "RuntimeError: CUDA error: out of memory"));
+        assert!(!is_warning(None, "File \"x.py\", line 3, in f: RuntimeWarningNot: x"));
+    }
+}
