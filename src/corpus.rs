@@ -9,6 +9,12 @@
 //! - the report: the JSON diagnosis equals `expected.json`, so any change
 //!   in what the tool says about a real incident is reviewed (re-bless with
 //!   `--bless`, read the diff).
+//!
+//! A case labelled from its thread that the tool does not get right yet
+//! (an incident scored at first sight) says so in `known_miss`, with why:
+//! it stays a case, its report is still blessed and compared, and it is
+//! reported as a known miss; once the labels pass, the case fails until
+//! `known_miss` is removed (a miss fixed is a change to review too).
 
 use std::fmt;
 use std::fs;
@@ -42,6 +48,9 @@ pub struct Labels {
     pub units: std::collections::BTreeMap<String, String>,
     /// Which runs (1-based, in report order) collapsed or hung.
     pub vitals: Option<VitalsLabels>,
+    /// Why the tool does not meet these labels yet, for a case kept as a
+    /// known miss.
+    pub known_miss: Option<String>,
 }
 
 /// The `vitals` labels of a case.
@@ -84,6 +93,11 @@ pub enum Status {
     ReportChanged,
     /// There is no `expected.json` yet (run with `--bless`).
     NotBlessed,
+    /// The labels fail as `case.json`'s `known_miss` says they do (how,
+    /// in words), and the report is the blessed one.
+    KnownMiss(String),
+    /// A known miss whose labels pass now: remove `known_miss`.
+    MissFixed,
     /// The case could not be run.
     Error(String),
 }
@@ -105,12 +119,20 @@ impl fmt::Display for Status {
             Status::WrongVitals(what) => write!(f, "wrong vitals: {what}"),
             Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
             Status::NotBlessed => f.write_str("not blessed (no expected.json; run with --bless)"),
+            Status::KnownMiss(how) => write!(f, "known miss ({how})"),
+            Status::MissFixed => f.write_str("a known miss passes now (remove known_miss from case.json)"),
             Status::Error(e) => write!(f, "error: {e}"),
         }
     }
 }
 
 impl Status {
+    /// Whether the case is as it should be: it passes, or it misses as its
+    /// labels say it does.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Status::Passed | Status::KnownMiss(_))
+    }
+
     /// A short, stable name for the kind of result (`wrong-cause`), for
     /// machine-read reports such as JUnit's `type` attribute.
     pub fn kind(&self) -> &'static str {
@@ -125,6 +147,8 @@ impl Status {
             Status::WrongVitals(_) => "wrong-vitals",
             Status::ReportChanged => "report-changed",
             Status::NotBlessed => "not-blessed",
+            Status::KnownMiss(_) => "known-miss",
+            Status::MissFixed => "miss-fixed",
             Status::Error(_) => "error",
         }
     }
@@ -197,17 +221,20 @@ fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String
     let labels: Labels = serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
     let diagnosis = diagnose_case(rules, case)?;
     let status = check_labels(&labels, &diagnosis);
-    if status != Status::Passed {
-        return Ok(status);
-    }
+    let settled = match (&labels.known_miss, status) {
+        (None, Status::Passed) => Status::Passed,
+        (None, failed) => return Ok(failed),
+        (Some(_), Status::Passed) => return Ok(Status::MissFixed),
+        (Some(_), missed) => Status::KnownMiss(missed.to_string()),
+    };
     let report = report_json(&diagnosis);
     let expected_path = case.join("expected.json");
     if mode == Mode::Bless {
         fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
-        return Ok(Status::Passed);
+        return Ok(settled);
     }
     match fs::read_to_string(&expected_path) {
-        Ok(expected) if same_json(&expected, &report) => Ok(Status::Passed),
+        Ok(expected) if same_json(&expected, &report) => Ok(settled),
         Ok(_) => Ok(Status::ReportChanged),
         Err(_) => Ok(Status::NotBlessed),
     }
@@ -328,6 +355,7 @@ Nov 30 10:00:10 h systemd[1]: trainer.service: Main process exited, code=killed,
             scorable: None,
             units: units.iter().map(|(u, s)| (u.to_string(), s.to_string())).collect(),
             vitals: None,
+            known_miss: None,
         };
         let right = labels(&[("trainer.service", "crash"), ("sglang.service", "healthy")]);
         assert_eq!(check_labels(&right, &diagnosis), Status::Passed);

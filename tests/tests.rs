@@ -6,6 +6,8 @@ mod util;
 
 /// The command line: exit codes, stdin, directories, gzip, errors, output.
 mod cli;
+/// The process's fate decides: every supervisor's words, writers that go on.
+mod fate;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
 /// `logdiag completions SHELL` and `logdiag man`.

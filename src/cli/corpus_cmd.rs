@@ -36,12 +36,17 @@ pub(super) fn run(
             seconds: started.elapsed().as_secs_f64(),
         });
     }
-    let failed = reports.iter().filter(|r| r.result.status != Status::Passed).count();
+    let failed = reports.iter().filter(|r| !r.result.status.is_ok()).count();
+    let missed = reports.iter().filter(|r| matches!(r.result.status, Status::KnownMiss(_))).count();
     let verb = match mode {
         Mode::Check => "passed",
         Mode::Bless => "blessed",
     };
-    write_line(out, &format!("\n{} cases: {} {verb}, {failed} failed", cases.len(), cases.len() - failed))?;
+    let known = if missed > 0 { format!(" ({missed} known misses)") } else { String::new() };
+    write_line(
+        out,
+        &format!("\n{} cases: {} {verb}{known}, {failed} failed", cases.len(), cases.len() - failed),
+    )?;
     if let Some(path) = junit_path {
         std::fs::write(path, junit::render(&reports)).map_err(|e| {
             Failure::Message(format!("{}: cannot write the JUnit report: {e}", path.display()))

@@ -131,6 +131,10 @@ pub struct Symptom {
     pub why: String,
 }
 
+/// How the `why` of a benign line begins when its writer went on after
+/// it: an error the run survived (the report's headline says so).
+pub const WENT_ON: &str = "the process went on";
+
 /// A scary line that is not a failure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Benign {

@@ -19,7 +19,7 @@
 
 use super::diagnosis::{
     Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, Work,
-    SCHEMA,
+    SCHEMA, WENT_ON,
 };
 use super::health;
 use super::place::Places;
@@ -324,9 +324,11 @@ fn unsurvived_failures<'r>(
     failures
 }
 
-/// A warning never decides a crash by itself: a finding or failure logged
-/// as a warning counts only when a death, or a failure that is no warning,
-/// comes at or after it. The others are added to `benign`.
+/// A warning never decides a crash by itself: a finding logged as a
+/// warning counts only when a death, or a failure that is no warning, comes
+/// at or after it (then it may explain it: a library that could not load);
+/// a warning no rule names decides nothing. The others are added to
+/// `benign`.
 fn set_aside_warnings<'r>(
     rules: &RuleSet,
     places: Places<'_>,
@@ -336,33 +338,30 @@ fn set_aside_warnings<'r>(
     benign: &mut Vec<Benign>,
 ) -> (Vec<&'r Finding>, Vec<&'r Failure>) {
     const WHY: &str = "a warning, and nothing ended after it: the run went on";
+    const UNNAMED_WHY: &str = "a warning no rule names: it decides nothing by itself";
+    let (weak_failures, failures): (Vec<&Failure>, Vec<&Failure>) =
+        failures.into_iter().partition(|f| f.warning);
+    for f in weak_failures {
+        benign.push(failure_benign(places, f, UNNAMED_WHY.to_string()));
+    }
     let decided_after = |line: u64| {
         run.last_terminal.is_some_and(|t| t >= line)
             || active.iter().any(|f| !f.warning && f.line >= line)
-            || failures.iter().any(|f| !f.warning && f.first_line >= line)
+            || failures.iter().any(|f| f.first_line >= line)
     };
-    let weak_finding: Vec<bool> = active.iter().map(|f| f.warning && !decided_after(f.line)).collect();
-    let weak_failure: Vec<bool> =
-        failures.iter().map(|f| f.warning && !decided_after(f.first_line)).collect();
-    let mut kept_findings = Vec::with_capacity(active.len());
-    for (f, weak) in active.into_iter().zip(weak_finding) {
+    let weak: Vec<bool> = active.iter().map(|f| f.warning && !decided_after(f.line)).collect();
+    let mut kept = Vec::with_capacity(active.len());
+    for (f, weak) in active.into_iter().zip(weak) {
         match weak {
             true => benign.push(self::benign(rules, places, f, WHY.to_string())),
-            false => kept_findings.push(f),
+            false => kept.push(f),
         }
     }
-    let mut kept_failures = Vec::with_capacity(failures.len());
-    for (f, weak) in failures.into_iter().zip(weak_failure) {
-        match weak {
-            true => benign.push(failure_benign(places, f, WHY.to_string())),
-            false => kept_failures.push(f),
-        }
-    }
-    (kept_findings, kept_failures)
+    (kept, failures)
 }
 
 fn went_on_why(places: Places<'_>, line: u64) -> String {
-    format!("the process went on: its writer logged {} after it, so it was not fatal", places.cite(line))
+    format!("{WENT_ON}: its writer logged {} after it, so it was not fatal", places.cite(line))
 }
 
 fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {

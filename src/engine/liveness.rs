@@ -68,9 +68,11 @@ pub fn is_ordinary(level: Option<Level>, message: &str) -> bool {
 fn is_cascade(message: &str) -> bool {
     let trimmed = message.trim_end();
     let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \""].iter().any(|p| trimmed.starts_with(p));
-    let returns =
-        trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| code.bytes().all(|b| b.is_ascii_digit()));
-    message.starts_with([' ', '\t']) || frame || returns || trimmed.ends_with(':')
+    let returns = trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| {
+        code.split(' ').next().is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+    });
+    let addresses = trimmed.contains("(0x") || trimmed.contains("+0x");
+    message.starts_with([' ', '\t']) || frame || returns || addresses || trimmed.ends_with(':')
 }
 
 /// Is a line of this level and message a warning: `WARNING` level, a
@@ -120,6 +122,11 @@ mod tests {
         // The failure's own trail, at no level or at INFO.
         assert!(!is_ordinary(None, "goroutine 85 [running]:"));
         assert!(!is_ordinary(Some(Level::Info), "transport/net_ib.cc:395 -> 2"));
+        assert!(!is_ordinary(Some(Level::Info), "group.cc:73 -> 2 [Async thread]"));
+        assert!(!is_ordinary(
+            None,
+            "github.com/ollama/ollama/llama/runner.(*Server).loadModel(0xc000283710, {0x33, 0x0}, ...)"
+        ));
         assert!(!is_ordinary(
             None,
             "frame #0: c10::Error::Error(c10::SourceLocation) + 0x80 (0x7f42 in libc10.so)"

@@ -253,7 +253,10 @@ impl<'r> Engine<'r> {
             .copied()
             .filter(|m| m.role == Role::Cause && !silenced(m))
             .max_by_key(|m| (rules.rule(m.rule).priority, on_exception(m), std::cmp::Reverse(m.line)));
+        // The kernel and service managers write about other processes:
+        // their going on says nothing of the process that failed.
         let writer = writing.writer.key();
+        let writer = (!subject::is_manager(writing.identifier)).then_some(writer);
         if let Some(m) = best_cause {
             run.add_finding(finding(rules, event, m, None, writer), terminal(rules, m));
         }
@@ -545,7 +548,7 @@ fn finding(
     event: &Event,
     m: &LineMatch,
     silenced: Option<usize>,
-    writer_key: u64,
+    writer_key: Option<u64>,
 ) -> Finding {
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
@@ -605,10 +608,14 @@ fn finding(
         count: 1,
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
-        // An error whose cause no rule names, which its writer may outlive
-        // (a death is not outlived; a named cause is outlived by progress).
-        writer: (m.role == Role::Symptom && m.category == Some(Category::Unknown) && !terminal(rules, m))
-            .then_some(writer_key),
+        // An error its writer may outlive: one whose cause no rule names,
+        // or an exception (which a program may catch, log and go on from).
+        // A death is not outlived, nor is a native error outside a traceback
+        // (the lines after it are its writer's way down).
+        writer: writer_key.filter(|_| {
+            let outlivable = m.category == Some(Category::Unknown) || event.kind == EventKind::Traceback;
+            matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m) && outlivable
+        }),
         outlived: None,
         // A line that reports a death (its own process's or a peer's) is a
         // fate, whatever its level.
@@ -633,7 +640,7 @@ fn is_panic(event: &Event) -> bool {
 
 /// An unrecognised traceback or fatal-error dump, for the `unknown`
 /// fallback: the root exception of the chain is the decisive line.
-fn failure_of(event: &Event, writer: u64, fate: Option<(Category, bool)>) -> Failure {
+fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>) -> Failure {
     let exceptions: Vec<&EventLine> = event.exception_lines().collect();
     let first = &event.lines[0];
     let mut evidence = Vec::new();
@@ -642,7 +649,12 @@ fn failure_of(event: &Event, writer: u64, fate: Option<(Category, bool)>) -> Fai
         if let Some(last) = exceptions.last().filter(|l| l.number != root.number) {
             evidence.push(evidence_line(last));
         }
-        format!("Unrecognised failure: {}", shorten(root.message().trim(), 120))
+        let named = fate.is_some_and(|(category, _)| category != Category::Unknown);
+        match named {
+            // A fate line read it: its own words say what it was.
+            true => shorten(root.message().trim(), 160),
+            false => format!("Unrecognised failure: {}", shorten(root.message().trim(), 120)),
+        }
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         match event.lines.iter().find(|l| l.role == LineRole::ExceptionText) {

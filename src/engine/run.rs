@@ -112,8 +112,9 @@ pub struct Failure {
     pub first_line: u64,
     /// Last line of the event.
     pub last_line: u64,
-    /// Who wrote it ([`Writer::key`]).
-    pub writer: u64,
+    /// Who wrote it ([`Writer::key`]); `None` for the kernel or a service
+    /// manager, whose going on says nothing of the failed process.
+    pub writer: Option<u64>,
     /// The first ordinary line its writer wrote after it: the writer went
     /// on, so the failure did not end it.
     pub outlived: Option<u64>,
@@ -437,8 +438,8 @@ impl RunState {
         if self.failures.len() >= MAX_FINDINGS {
             self.failures.pop();
         }
+        self.watching_writers |= failure.writer.is_some();
         self.failures.push(failure);
-        self.watching_writers = true;
     }
 
     /// Records that `writer` wrote an ordinary line (`line`): the errors
@@ -446,8 +447,8 @@ impl RunState {
     /// not ended it.
     pub fn note_alive(&mut self, writer: u64, line: u64) {
         let mut waiting = false;
-        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none()) {
-            if failure.writer == writer && failure.last_line < line {
+        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
+            if failure.writer == Some(writer) && failure.last_line < line {
                 failure.outlived = Some(line);
             } else {
                 waiting = true;

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use super::escape::for_terminal;
 use super::text::{Layout, SYMPTOMS_SHOWN};
 use super::vitals::{duration, figure};
-use crate::engine::diagnosis::{Diagnosis, Run, Verdict};
+use crate::engine::diagnosis::{Diagnosis, Run, Verdict, WENT_ON};
 
 /// What the Markdown report shows.
 #[derive(Debug, Clone, Default)]
@@ -104,6 +104,13 @@ fn headline(run: &Run) -> String {
         .as_ref()
         .map(|d| format!("; **DEGRADED** ({:.0}% slower per request)", -d.change * 100.0))
         .unwrap_or_default();
+    let survived =
+        run.benign.iter().find(|b| b.why.starts_with(WENT_ON)).filter(|_| run.root_cause.is_none());
+    let said = match survived {
+        Some(b) if said.is_empty() => format!("survived the error at line {}: the process went on", b.line),
+        Some(b) => format!("{said}; survived the error at line {}: the process went on", b.line),
+        None => said,
+    };
     let said = if said.is_empty() { String::new() } else { format!(": {said}") };
     format!("{} **{outcome}**{said}{degraded}", place(run))
 }

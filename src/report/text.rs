@@ -16,7 +16,7 @@ use super::fit::{push_wrapped, width_of};
 use super::paint::Paint;
 use super::terminal::Terminal;
 use super::vitals::{duration, throughput_block};
-use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict};
+use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
 /// Symptoms shown without `-v`.
 pub(super) const SYMPTOMS_SHOWN: usize = 6;
@@ -207,7 +207,12 @@ fn headline(run: &Run, paint: Paint) -> Headline {
             ),
             None => "work pending and no progress since".to_string(),
         },
+        (None, _) if survived(run).is_some() => "no crash".to_string(),
         (None, _) => "no sign of a crash (no start, ready or progress lines to judge it by)".to_string(),
+    };
+    let detail = match survived(run).filter(|_| run.root_cause.is_none()) {
+        Some(line) => format!("{detail}; survived the error at line {line}: the process went on"),
+        None => detail,
     };
     let outcome = match run.outcome {
         Outcome::Crash => "CRASH".to_string(),
@@ -228,6 +233,12 @@ fn headline(run: &Run, paint: Paint) -> Headline {
         lead: format!("{}{unit}  {outcome}", place(run)),
         detail: format!("{detail}{}", collapse.unwrap_or_default()),
     }
+}
+
+/// The line of the first error the run survived because its writer went
+/// on, if any.
+fn survived(run: &Run) -> Option<u64> {
+    run.benign.iter().find(|b| b.why.starts_with(WENT_ON)).map(|b| b.line)
 }
 
 /// A run's headline: where and how it ended, then what happened.

@@ -1,0 +1,201 @@
+//! The process's fate decides: every supervisor's way of saying that a
+//! process ended, read by the general layer alone (`rules/fate/`, no other
+//! rule loaded); an error a process went on from is survived, and the same
+//! error followed by its writer's end is a crash; a warning before a
+//! launch's start marker decides nothing.
+
+use crate::util::*;
+
+/// Diagnoses each of `logs` as a file of its own, in one run with only the
+/// fate rules (what the general layer alone makes of them): each log's
+/// verdict (`crash` when its run crashed) and category.
+fn with_fate_rules_only(logs: &[&str]) -> Vec<(String, String)> {
+    let dir = TempDir::new("fate-only");
+    let paths: Vec<String> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            dir.write(&format!("{i:02}.log"), format!("{log}\n").as_bytes()).display().to_string()
+        })
+        .collect();
+    let fate = root().join("rules/fate");
+    let mut args = vec!["--format", "json", "--no-default-rules", "--rules", fate.to_str().unwrap()];
+    args.extend(paths.iter().map(String::as_str));
+    let report = json(&run(&args));
+    let runs = report["runs"].as_array().unwrap();
+    paths
+        .iter()
+        .map(|path| {
+            let name = std::path::Path::new(path).file_name().unwrap().to_str().unwrap();
+            let crashed = runs
+                .iter()
+                .find(|r| r["source"].as_str().is_some_and(|s| s.ends_with(name)) && r["outcome"] == "crash");
+            match crashed {
+                Some(run) => {
+                    ("crash".to_string(), run["root_cause"]["category"].as_str().unwrap_or("").to_string())
+                }
+                None => ("no-crash".to_string(), String::new()),
+            }
+        })
+        .collect()
+}
+
+/// One real line per supervisor family, as it was posted, and the category
+/// its ending names.
+const FAMILIES: [(&str, &str, &str); 17] = [
+    // LostRuins/koboldcpp#1609 (2025-06).
+    (
+        "systemd",
+        "Jun 18 10:21:50 gpu-node-1 systemd[1]: koboldai.service: Main process exited, code=dumped, status=11/SEGV",
+        "segfault",
+    ),
+    // Supervisor/supervisor#405.
+    ("supervisord", "2014-03-20 12:05:12,836 INFO exited: myprog (exit status 255; not expected)", "unknown"),
+    // kmahyyg/ztncui-aio#30 (s6-overlay v3).
+    ("s6", "s6-rc: warning: unable to start service entryinit: command exited 111", "unknown"),
+    // YanWenKun/ComfyUI-Docker#68 (docker compose).
+    ("docker compose", "comfyui-1 exited with code 139", "segfault"),
+    // ray-project/kuberay#2735 (kubectl describe pod).
+    ("kubelet", "      Reason:       OOMKilled", "host-oom-kill"),
+    // verl-project/verl#2950 (Ray's memory monitor).
+    ("ray memory monitor", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", "host-oom-kill"),
+    // hkust-nlp/simpleRL-reason#98 (ray job submit).
+    ("ray job", "Job 'raysubmit_7wNNGHdVi92R8wt2' failed", "unknown"),
+    // hiyouga/LlamaFactory#3907 (torch.distributed.elastic).
+    (
+        "torchrun",
+        "E0526 16:36:24.875000 140417675919424 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: -11) local_rank: 0 (pid: 101091) of binary: /home/user/venv/bin/python",
+        "segfault",
+    ),
+    // CPython's concurrent.futures, when a worker of a process pool dies.
+    (
+        "multiprocessing",
+        "concurrent.futures.process.BrokenProcessPool: A process in the process pool was terminated abruptly while the future was running or pending.",
+        "unknown",
+    ),
+    // benoitc/gunicorn#2419.
+    ("gunicorn", "[2020-09-12 05:37:52 +0000] [18] [ERROR] Worker (pid:21) was sent SIGKILL! Perhaps out of memory?", "sigkill-unattributed"),
+    // epoz/shmarql#21 (uvicorn --workers).
+    ("uvicorn", "shmarql_dev  | INFO:     Child process [8] died", "unknown"),
+    // Mintplex-Labs/anything-llm#2162 (ollama's server log).
+    (
+        "ollama runner",
+        r#"time=2024-08-22T15:25:14.569-05:00 level=ERROR source=sched.go:451 msg="error loading llama server" error="llama runner process has terminated: signal: aborted (core dumped)""#,
+        "abort",
+    ),
+    // Comfy-Org/ComfyUI#6760 (fish).
+    ("shell", "fish: Job 1, 'python main.py' terminated by signal SIGILL (Illegal instruction)", "illegal-instruction"),
+    // jhj0517/Whisper-WebUI#294 (bash, Spanish locale).
+    ("shell, localised", "Abortado (core generado)", "abort"),
+    // benoitc/gunicorn#3136: the arbiter's timeout.
+    ("a supervisor's timeout", "[2024-01-09 13:24:39 +0000] [1637] [CRITICAL] WORKER TIMEOUT (pid:7214)", "watchdog-timeout"),
+    // gpustack/gpustack#861 and triton-inference-server/server#6967: no rule
+    // was ever written for these supervisors; they use the common words.
+    (
+        "never met: gpustack",
+        "2024-12-30T22:33:59+08:00 - gpustack.worker.worker_manager - WARNING - RPC server for GPU 0 is not running, pid 3376, restarting.",
+        "unknown",
+    ),
+    ("never met: triton", "Signal (11) received.", "segfault"),
+];
+
+#[test]
+fn every_supervisor_family_is_read_by_the_general_layer_alone() {
+    let lines: Vec<&str> = FAMILIES.iter().map(|(_, line, _)| *line).collect();
+    for ((family, line, category), (verdict, got)) in FAMILIES.iter().zip(with_fate_rules_only(&lines)) {
+        assert_eq!((verdict.as_str(), got.as_str()), ("crash", *category), "{family}: {line}");
+    }
+}
+
+#[test]
+fn a_clean_end_or_a_stop_is_no_crash() {
+    let lines = [
+        // Supervisor/supervisor#1390: an expected exit and an operator's stop.
+        "2020-11-18 18:55:20,882 INFO exited: start (exit status 0; expected)",
+        "2020-11-18 18:54:40,936 WARN stopped: supervisor-proc-exit-listener (terminated by SIGTERM)",
+        // codalab/codabench#1831 (docker compose).
+        "compute_worker exited with code 0",
+        "INFO:     Received signal SIGTERM, shutting down",
+    ];
+    for (line, (verdict, _)) in lines.iter().zip(with_fate_rules_only(&lines)) {
+        assert_eq!(verdict, "no-crash", "{line}");
+    }
+}
+
+#[test]
+fn a_kill_by_a_failed_liveness_probe_is_a_cause_of_its_own() {
+    // kubectl describe pod, Events (kubelet's Killing event).
+    let log = "  Warning  Unhealthy  30s (x3 over 50s)  kubelet  Liveness probe failed: Get \"http://10.0.0.1:30000/health\": context deadline exceeded\n  Normal   Killing    30s                kubelet  Container sglang failed liveness probe, will be restarted\n";
+    let report = json(&run_stdin(&["--format", "json", "-"], log.as_bytes()));
+    assert_eq!(report["root_cause"]["category"], "liveness-probe-kill", "{report}");
+}
+
+#[test]
+fn a_ray_actor_death_is_evidenced_by_its_exit_detail() {
+    // hkust-nlp/simpleRL-reason#98 (2025-12): the driver's error, then the
+    // job's verdict. The detail of the worker's exit says more than the
+    // echo of it.
+    let report = json(&run(&["--format", "json", fixture("simplerl-reason-98").to_str().unwrap()]));
+    assert_eq!(report["verdict"], "crash");
+    let decisive = report["root_cause"]["evidence"][0]["text"].as_str().unwrap();
+    assert!(decisive.contains("Worker exit detail:"), "{decisive}");
+}
+
+/// Comfy-Org/ComfyUI#6176 (2025-01-17): an OOM inside a node is caught,
+/// and the server goes on with the next prompt.
+const CAUGHT_OOM: &str = "  File \"C:\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\torch\\nn\\modules\\module.py\", line 1326, in convert
+    return t.to(
+           ^^^^^
+torch.OutOfMemoryError: Allocation on device 
+
+";
+
+#[test]
+fn an_error_no_rule_knows_is_survived_when_its_writer_goes_on() {
+    let log = format!(
+        "{CAUGHT_OOM}2025-01-17T01:27:13.751046 - Got an OOM, unloading all loaded models.
+2025-01-17T01:27:13.751046 - Prompt executed in 12.66 seconds
+2025-01-17T01:31:45.007202 - got prompt
+"
+    );
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    let benign = &report["runs"][0]["benign"][0];
+    assert_eq!(benign["rule"], "unrecognised");
+    assert!(benign["why"].as_str().unwrap().starts_with("the process went on"), "{benign}");
+}
+
+#[test]
+fn the_same_error_is_a_crash_when_its_writer_ends() {
+    // Nothing more from the writer: the input ends right after the error.
+    let out = run_stdin(&["--format", "json", "-"], CAUGHT_OOM.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    // Its writer says goodbye instead of going on.
+    let log = format!("{CAUGHT_OOM}Shutting down\nExiting.\n");
+    let report = json(&run_stdin(&["--format", "json", "-"], log.as_bytes()));
+    assert_eq!(report["verdict"], "crash");
+    assert!(report["root_cause"]["evidence"][0]["text"].as_str().unwrap().contains("OutOfMemoryError"));
+}
+
+#[test]
+fn warnings_before_the_start_marker_belong_to_the_launch_and_decide_nothing() {
+    // Real lines printed before vLLM's banner: kserve/kserve#4515 (PyTorch
+    // warns while importing), vllm-project/vllm#28949 (platform
+    // detection), noonghunna/club-3090#142 (an argument warning),
+    // community-scripts/ProxmoxVED#2047 (a `Warning:` line); then the
+    // banner, vllm-project/vllm#28949.
+    let log = "/home/lib/python3.12/site-packages/torch/cuda/__init__.py:789: UserWarning: Can't initialize NVML
+  warnings.warn(\"Can't initialize NVML\")
+INFO 11-18 12:00:47 [importing.py:68] Triton not installed or not compatible; certain GPU-related functions will not be available.
+WARNING 05-15 16:01:27 [argparse_utils.py:257] With `vllm serve`, you should provide the model as a positional argument or in a config file instead of via the `--model` option. The `--model` option will be removed in a future version.
+Warning: You are sending unauthenticated requests to the HF Hub. Please set a HF_TOKEN to enable higher rate limits and faster downloads.
+(APIServer pid=55209) INFO 11-18 12:00:48 [api_server.py:1978] vLLM API server version 0.11.1rc7.dev141+g25ba77c22
+";
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the lines before the banner are the launch's: {report}");
+    assert_eq!((runs[0]["first_line"].as_u64(), runs[0]["outcome"].as_str()), (Some(1), Some("starting")));
+}
