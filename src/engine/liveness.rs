@@ -72,7 +72,18 @@ fn is_cascade(message: &str) -> bool {
         code.split(' ').next().is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
     });
     let addresses = trimmed.contains("(0x") || trimmed.contains("+0x");
-    message.starts_with([' ', '\t']) || frame || returns || addresses || trimmed.ends_with(':')
+    let source = trimmed.contains(" in function ") || names_source_line(trimmed);
+    message.starts_with([' ', '\t']) || frame || returns || addresses || source || trimmed.ends_with(':')
+}
+
+/// Does the line name a place in native or Python source (`ggml-cuda.cu:534`,
+/// `init.cc:300`, `server.go:627`)? A failure's trail does.
+fn names_source_line(line: &str) -> bool {
+    const EXTENSIONS: [&str; 9] = [".c:", ".cc:", ".cpp:", ".cu:", ".h:", ".hpp:", ".go:", ".rs:", ".py:"];
+    EXTENSIONS.iter().any(|extension| {
+        line.match_indices(extension)
+            .any(|(at, _)| line.as_bytes().get(at + extension.len()).is_some_and(u8::is_ascii_digit))
+    })
 }
 
 /// Is a line of this level and message a warning: `WARNING` level, a
@@ -123,6 +134,10 @@ mod tests {
         assert!(!is_ordinary(None, "goroutine 85 [running]:"));
         assert!(!is_ordinary(Some(Level::Info), "transport/net_ib.cc:395 -> 2"));
         assert!(!is_ordinary(Some(Level::Info), "group.cc:73 -> 2 [Async thread]"));
+        assert!(!is_ordinary(
+            None,
+            "current device: 0, in function ggml_backend_cuda_buffer_type_alloc_buffer at /llama.cpp/ggml/src/ggml-cuda.cu:534"
+        ));
         assert!(!is_ordinary(
             None,
             "github.com/ollama/ollama/llama/runner.(*Server).loadModel(0xc000283710, {0x33, 0x0}, ...)"

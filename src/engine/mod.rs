@@ -255,8 +255,9 @@ impl<'r> Engine<'r> {
             .max_by_key(|m| (rules.rule(m.rule).priority, on_exception(m), std::cmp::Reverse(m.line)));
         // The kernel and service managers write about other processes:
         // their going on says nothing of the process that failed.
-        let writer = writing.writer.key();
-        let writer = (!subject::is_manager(writing.identifier)).then_some(writer);
+        let from_kernel =
+            opening.formats.contains(Format::Dmesg) || opening.formats.contains(Format::DmesgCtime);
+        let writer = (!subject::is_manager(writing.identifier) && !from_kernel).then(|| writing.writer.key());
         if let Some(m) = best_cause {
             run.add_finding(finding(rules, event, m, None, writer), terminal(rules, m));
         }
@@ -608,14 +609,8 @@ fn finding(
         count: 1,
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
-        // An error its writer may outlive: one whose cause no rule names,
-        // or an exception (which a program may catch, log and go on from).
-        // A death is not outlived, nor is a native error outside a traceback
-        // (the lines after it are its writer's way down).
-        writer: writer_key.filter(|_| {
-            let outlivable = m.category == Some(Category::Unknown) || event.kind == EventKind::Traceback;
-            matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m) && outlivable
-        }),
+        // An error its writer may outlive; a death is not outlived.
+        writer: writer_key.filter(|_| matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m)),
         outlived: None,
         // A line that reports a death (its own process's or a peer's) is a
         // fate, whatever its level.

@@ -445,17 +445,25 @@ impl RunState {
     /// Records that `writer` wrote an ordinary line (`line`): the errors
     /// it wrote before (failures, and findings that record no death) have
     /// not ended it.
+    ///
+    /// A death logged between the error and this line (a fate line, an
+    /// exit) means this line is not the failed process's going on.
     pub fn note_alive(&mut self, writer: u64, line: u64) {
+        let died_after = |last: u64| self.last_terminal.is_some_and(|t| t > last);
         let mut waiting = false;
         for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
-            if failure.writer == Some(writer) && failure.last_line < line {
+            if died_after(failure.last_line) {
+                failure.writer = None;
+            } else if failure.writer == Some(writer) && failure.last_line < line {
                 failure.outlived = Some(line);
             } else {
                 waiting = true;
             }
         }
         for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
-            if finding.writer == Some(writer) && finding.event_last < line {
+            if died_after(finding.event_last) {
+                finding.writer = None;
+            } else if finding.writer == Some(writer) && finding.event_last < line {
                 finding.outlived = Some(line);
             } else {
                 waiting = true;
