@@ -86,6 +86,24 @@ fn names_source_line(line: &str) -> bool {
     })
 }
 
+/// Is a message a program's last words: the error a command-line program
+/// prints as it gives up (`Error: …`, `error: …`, `fatal: …`, `Fatal
+/// error: …`, Java's `Exception in thread "main" …`)? A level alone does
+/// not say it: servers log CRITICAL records on the way down from an
+/// operator's Ctrl-C too.
+pub fn is_last_words(message: &str) -> bool {
+    let Some(&first) = message.as_bytes().first() else {
+        return false;
+    };
+    if !matches!(first, b'E' | b'e' | b'F' | b'f') {
+        return false;
+    }
+    const OPENINGS: [&str; 4] = ["error: ", "fatal: ", "fatal error: ", "exception in thread \""];
+    OPENINGS
+        .iter()
+        .any(|opening| message.get(..opening.len()).is_some_and(|head| head.eq_ignore_ascii_case(opening)))
+}
+
 /// Is a line of this level and message a warning: `WARNING` level, a
 /// message that begins `Warning:`, or Python's `file.py:12: UserWarning: …`?
 pub fn is_warning(level: Option<Level>, message: &str) -> bool {
@@ -146,6 +164,15 @@ mod tests {
             None,
             "frame #0: c10::Error::Error(c10::SourceLocation) + 0x80 (0x7f42 in libc10.so)"
         ));
+    }
+
+    #[test]
+    fn last_words_are_a_programs_parting_error() {
+        // triton-inference-server: what tritonserver prints as it exits.
+        assert!(is_last_words("error: creating server: Internal - failed to load all models"));
+        assert!(is_last_words("Error: ShardCannotStart"));
+        assert!(!is_last_words("Failed to load model: config.json not found"));
+        assert!(!is_last_words("Errors: 0"));
     }
 
     #[test]

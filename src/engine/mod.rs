@@ -225,6 +225,13 @@ impl<'r> Engine<'r> {
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
         if event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker) {
+            // A program's last words (`Error: …`, `fatal: …`) that no rule
+            // knows are a failure like an uncaught traceback: a crash
+            // unless its writer goes on.
+            if liveness::is_last_words(opening.message()) {
+                let writer = (!subject::is_manager(event.identifier())).then(|| writer_of(event).key());
+                run.add_failure(failure_of(event, writer, None));
+            }
             return;
         }
 
@@ -332,7 +339,8 @@ impl<'r> Engine<'r> {
             self.matches.clear();
             self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
-            if self.matches.iter().all(|m| m.role == Role::Marker) {
+            if self.matches.iter().all(|m| m.role == Role::Marker) && !liveness::is_last_words(record.message)
+            {
                 routed = Some(index);
             }
         }
@@ -650,6 +658,10 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
             true => shorten(root.message().trim(), 160),
             false => format!("Unrecognised failure: {}", shorten(root.message().trim(), 120)),
         }
+    } else if event.kind == EventKind::Record {
+        // A program's last words: the record itself.
+        evidence.push(evidence_line(first));
+        format!("Unrecognised failure: {}", shorten(first.message().trim(), 120))
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         match event.lines.iter().find(|l| l.role == LineRole::ExceptionText) {
