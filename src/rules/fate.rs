@@ -71,6 +71,12 @@ pub fn read(captures: &[(String, String)], rule_category: Option<Category>) -> O
     if stopped && !unexpected {
         return None;
     }
+    // A signal that does not end a process (SIGUSR1, SIGCHLD, SIGWINCH…)
+    // is no death however it is reported.
+    if matches!(ending, Ending::Signal(signal) if !STOP_SIGNALS.contains(&signal) && !DEADLY_SIGNALS.contains(&signal))
+    {
+        return None;
+    }
     let category = match (rule_category.filter(|&c| c != Category::Unknown), ending) {
         (Some(category), _) => category,
         (None, Ending::Signal(signal)) => category_of_signal(signal),
@@ -153,6 +159,11 @@ it logged) hold the cause; if there are none, fetch its full output (`journalctl
 /// Signals that stop a process on request: their end is no crash unless
 /// the line says it was not expected.
 const STOP_SIGNALS: [u8; 4] = [1, 2, 3, 15];
+
+/// Signals whose default action ends the process with a crash (SIGILL,
+/// SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGSEGV, SIGPIPE, SIGXCPU,
+/// SIGXFSZ, SIGSYS).
+const DEADLY_SIGNALS: [u8; 11] = [4, 5, 6, 7, 8, 9, 11, 13, 24, 25, 31];
 
 /// Signals, by number: the name and the words shells print.
 const SIGNALS: [(u8, &str, &str); 15] = [
