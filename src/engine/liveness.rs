@@ -7,11 +7,17 @@
 //! another failure is not ordinary, nor is a warning or an error. A
 //! warning never decides a crash by itself.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::framing::Level;
 
-/// Words of lines about an end or a failure (lowercase): such a line does
-/// not show that its writer goes on with its work.
-const NOT_ORDINARY: [&str; 32] = [
+/// Words of lines about an end or a failure (lowercase), or of the usage
+/// text a program prints as it refuses its arguments: such a line does not
+/// show that its writer goes on with its work.
+const NOT_ORDINARY: [&str; 33] = [
+    "usage",
     "shut",
     "exit",
     "terminat",
@@ -57,17 +63,29 @@ pub fn is_ordinary(level: Option<Level>, message: &str) -> bool {
     if letters < 3 || is_cascade(message) {
         return false;
     }
-    let lower = message.to_ascii_lowercase();
-    !NOT_ORDINARY.iter().any(|word| lower.contains(word))
+    !not_ordinary().is_match(message)
+}
+
+/// One automaton for [`NOT_ORDINARY`], ASCII case-insensitive.
+fn not_ordinary() -> &'static AhoCorasick {
+    static WORDS: OnceLock<AhoCorasick> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(NOT_ORDINARY)
+            .expect("a few plain words make an automaton")
+    })
 }
 
 /// Lines a failure prints after its first in native code, at no level or
 /// at INFO: an indented line, a stack frame (`frame #3:`, `#3 0x…`, `at
 /// …`), a goroutine's header, an address, NCCL's return-code trail
-/// (`init.cc:300 -> 2`), a header that announces more (`…:`).
+/// (`init.cc:300 -> 2`), a header that announces more (`…:`), the option
+/// list of a usage text (`--port …`).
 fn is_cascade(message: &str) -> bool {
     let trimmed = message.trim_end();
-    let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \""].iter().any(|p| trimmed.starts_with(p));
+    let frame =
+        ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--"].iter().any(|p| trimmed.starts_with(p));
     let returns = trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| {
         code.split(' ').next().is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
     });
@@ -87,21 +105,29 @@ fn names_source_line(line: &str) -> bool {
 }
 
 /// Is a message a program's last words: the error a command-line program
-/// prints as it gives up (`Error: …`, `error: …`, `fatal: …`, `Fatal
-/// error: …`, Java's `Exception in thread "main" …`)? A level alone does
-/// not say it: servers log CRITICAL records on the way down from an
-/// operator's Ctrl-C too.
+/// prints as it gives up (`Error: …`, `error: …`, `error while …`,
+/// argparse's `prog: error: …`, `fatal: …`, `Fatal error: …`, Java's
+/// `Exception in thread "main" …`)? A level alone does not say it: servers
+/// log CRITICAL records on the way down from an operator's Ctrl-C too.
 pub fn is_last_words(message: &str) -> bool {
     let Some(&first) = message.as_bytes().first() else {
         return false;
     };
-    if !matches!(first, b'E' | b'e' | b'F' | b'f') {
+    if !matches!(first, b'E' | b'e' | b'F' | b'f') && !message.contains(": error: ") {
         return false;
     }
-    const OPENINGS: [&str; 4] = ["error: ", "fatal: ", "fatal error: ", "exception in thread \""];
-    OPENINGS
-        .iter()
-        .any(|opening| message.get(..opening.len()).is_some_and(|head| head.eq_ignore_ascii_case(opening)))
+    const OPENINGS: [&str; 5] =
+        ["error: ", "error while ", "fatal: ", "fatal error: ", "exception in thread \""];
+    let opens = |text: &str| {
+        OPENINGS
+            .iter()
+            .any(|opening| text.get(..opening.len()).is_some_and(|head| head.eq_ignore_ascii_case(opening)))
+    };
+    // argparse's `prog: error: …`, after the usage it prints.
+    let after_program = message.split_once(": ").is_some_and(|(program, rest)| {
+        !program.contains(' ') && rest.get(..7).is_some_and(|head| head.eq_ignore_ascii_case("error: "))
+    });
+    opens(message) || after_program
 }
 
 /// Is a line of this level and message a warning: `WARNING` level, a
@@ -171,6 +197,12 @@ mod tests {
         // triton-inference-server: what tritonserver prints as it exits.
         assert!(is_last_words("error: creating server: Internal - failed to load all models"));
         assert!(is_last_words("Error: ShardCannotStart"));
+        // noonghunna/club-3090#186: llama-server refuses its command line.
+        assert!(is_last_words(
+            "error while handling argument \"--spec-type\": unknown speculative decoding type without draft model"
+        ));
+        assert!(is_last_words("api_server.py: error: unrecognized arguments: --foo"));
+        assert!(!is_last_words("Model loaded: error rate 0.1 expected"));
         assert!(!is_last_words("Failed to load model: config.json not found"));
         assert!(!is_last_words("Errors: 0"));
     }

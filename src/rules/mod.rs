@@ -292,15 +292,19 @@ impl RuleSet {
         let skip_ready = scratch.skip_ready;
         let shaped = self.prefilter.candidates(facts.message, &mut scratch.candidates);
         let first = out.len();
+        let mut fate = false;
         for candidate in shaped.candidates {
             if skip_ready && self.rules[candidate.rule].marker == Some(MarkerKind::Ready) {
                 continue;
             }
             if let Some(m) = self.match_line(candidate, shaped.reference, facts) {
+                fate |= m.role == Role::Fate;
                 out.push(m);
             }
         }
-        self.read_fates(first, out);
+        if fate {
+            self.read_fates(first, out);
+        }
     }
 
     /// Reads the fate matches among `out[first..]` (one line's): a line a

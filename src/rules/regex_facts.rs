@@ -172,6 +172,16 @@ fn literal_bytes(hir: &Hir) -> Option<Vec<u8>> {
             (one_letter && ascii_count <= 2 && first.is_ascii_alphanumeric())
                 .then(|| vec![first.to_ascii_lowercase() as u8])
         }
+        // What `(?i-u)` makes of a letter: its two ASCII cases as bytes.
+        HirKind::Class(Class::Bytes(class)) => {
+            let bytes: Vec<u8> = class.iter().flat_map(|r| r.start()..=r.end()).take(3).collect();
+            let one_letter = match bytes[..] {
+                [only] => only.is_ascii_alphanumeric(),
+                [a, b] => a.is_ascii_alphabetic() && a.eq_ignore_ascii_case(&b) && a != b,
+                _ => false,
+            };
+            one_letter.then(|| vec![bytes[0].to_ascii_lowercase()])
+        }
         _ => None,
     }
 }
@@ -187,6 +197,15 @@ mod tests {
 
     fn blind(pattern: &str) -> bool {
         RegexFacts::parse(pattern).is_some_and(|facts| facts.digit_blind)
+    }
+
+    #[test]
+    fn ascii_case_insensitive_letters_are_literals_too() {
+        assert_eq!(literals(r"(?i-u)\bWORKER TIMEOUT \(pid"), Some(vec!["worker timeout (pid".into()]));
+        assert_eq!(
+            literals(r"(?i-u)segmentation fault|bus error"),
+            Some(vec!["segmentation fault".into(), "bus error".into()])
+        );
     }
 
     #[test]
