@@ -486,6 +486,10 @@ enum Root<'a> {
     Elsewhere(KillRecord<'a>, &'a Finding, bool),
 }
 
+/// Lines within which an error after frames that lack their exception line
+/// is taken to be that exception, split off by a paste.
+const SPLIT_LINES: u64 = 3;
+
 /// Causal selection: the earliest cause; with none (and no orderly stop),
 /// the earliest of an unexplained stand-in symptom and an unrecognised
 /// failure. `None` means the run did not crash.
@@ -512,7 +516,13 @@ fn choose_root<'a>(
     };
     let unexplained = |f: &&Finding| f.role == Role::Symptom && !explained(f);
     let stand_in = active.iter().copied().filter(unexplained).min_by_key(|f| (f.summary, f.line));
-    let failure = failures.iter().copied().find(|_| run.stop_line.is_none());
+    // Frames with no exception line, right before a line that names an
+    // error: the paste split one traceback, and that line is decisive.
+    let split_off = |f: &Failure| {
+        let next = |line: u64| line > f.last_line && line <= f.last_line + SPLIT_LINES;
+        f.headless && (active.iter().any(|a| next(a.line)) || failures.iter().any(|o| next(o.first_line)))
+    };
+    let failure = failures.iter().copied().find(|f| run.stop_line.is_none() && !split_off(f));
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(setting, run, s) {

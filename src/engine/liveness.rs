@@ -14,10 +14,11 @@ use aho_corasick::AhoCorasick;
 use crate::framing::Level;
 
 /// Words of lines about an end or a failure (lowercase), or of the usage
-/// text a program prints as it refuses its arguments: such a line does not
-/// show that its writer goes on with its work.
+/// text a program prints as it refuses its arguments (which also opens
+/// with `usage:`): such a line does not show that its writer goes on with
+/// its work.
 const NOT_ORDINARY: [&str; 33] = [
-    "usage",
+    "complete usage",
     "shut",
     "exit",
     "terminat",
@@ -85,13 +86,34 @@ fn not_ordinary() -> &'static AhoCorasick {
 fn is_cascade(message: &str) -> bool {
     let trimmed = message.trim_end();
     let frame =
-        ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--"].iter().any(|p| trimmed.starts_with(p));
+        ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--"].iter().any(|p| trimmed.starts_with(p))
+            || trimmed.get(..6).is_some_and(|head| head.eq_ignore_ascii_case("usage:"));
     let returns = trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| {
         code.split(' ').next().is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
     });
-    let addresses = trimmed.contains("(0x") || trimmed.contains("+0x");
+    let addresses = trimmed.contains("(0x") || trimmed.contains("+0x") || register_dump(trimmed);
     let source = trimmed.contains(" in function ") || names_source_line(trimmed);
     message.starts_with([' ', '\t']) || frame || returns || addresses || source || trimmed.ends_with(':')
+}
+
+/// A crash handler's register dump (`RAX 0000000000000320 RBX …`): two
+/// or more words of at least eight hex digits.
+fn register_dump(line: &str) -> bool {
+    let hex = |word: &&str| word.len() >= 8 && word.bytes().all(|b| b.is_ascii_hexdigit());
+    line.split_ascii_whitespace().filter(hex).nth(1).is_some()
+}
+
+/// Does the writer report that a request failed (`Sent to request: Kobold
+/// generation 503aa… aborted`, `request 17 failed`)? Then it handled the
+/// error in that request and goes on: the line shows it alive, whatever
+/// its level.
+pub fn is_handled_request(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    let Some(at) = lower.find("request") else {
+        return false;
+    };
+    let after = &lower[at..];
+    ["aborted", "failed", "cancelled", "canceled"].iter().any(|verb| after.contains(verb))
 }
 
 /// Does the line name a place in native or Python source (`ggml-cuda.cu:534`,
@@ -102,32 +124,6 @@ fn names_source_line(line: &str) -> bool {
         line.match_indices(extension)
             .any(|(at, _)| line.as_bytes().get(at + extension.len()).is_some_and(u8::is_ascii_digit))
     })
-}
-
-/// Is a message a program's last words: the error a command-line program
-/// prints as it gives up (`Error: …`, `error: …`, `error while …`,
-/// argparse's `prog: error: …`, `fatal: …`, `Fatal error: …`, Java's
-/// `Exception in thread "main" …`)? A level alone does not say it: servers
-/// log CRITICAL records on the way down from an operator's Ctrl-C too.
-pub fn is_last_words(message: &str) -> bool {
-    let Some(&first) = message.as_bytes().first() else {
-        return false;
-    };
-    if !matches!(first, b'E' | b'e' | b'F' | b'f') && !message.contains(": error: ") {
-        return false;
-    }
-    const OPENINGS: [&str; 5] =
-        ["error: ", "error while ", "fatal: ", "fatal error: ", "exception in thread \""];
-    let opens = |text: &str| {
-        OPENINGS
-            .iter()
-            .any(|opening| text.get(..opening.len()).is_some_and(|head| head.eq_ignore_ascii_case(opening)))
-    };
-    // argparse's `prog: error: …`, after the usage it prints.
-    let after_program = message.split_once(": ").is_some_and(|(program, rest)| {
-        !program.contains(' ') && rest.get(..7).is_some_and(|head| head.eq_ignore_ascii_case("error: "))
-    });
-    opens(message) || after_program
 }
 
 /// Is a line of this level and message a warning: `WARNING` level, a
@@ -165,6 +161,14 @@ mod tests {
         assert!(is_ordinary(None, "Prompt executed in 12.66 seconds"));
         assert!(is_ordinary(Some(Level::Info), "got prompt"));
         assert!(is_ordinary(
+            None,
+            "[2024-10-01 10:00:01 TP0] Decode batch. #running-req: 1, #token: 512, token usage: 0.01, gen throughput (token/s): 61.20, #queue-req: 0"
+        ));
+        assert!(!is_ordinary(None, "usage:"));
+        // mozilla-ocho/llamafile#703: Cosmopolitan's crash handler.
+        assert!(!is_ordinary(None, "RAX 0000000000000320 RBX 0000000081001590 RDI 0000000000000001"));
+        assert!(!is_ordinary(None, "to show complete usage, run with -h"));
+        assert!(is_ordinary(
             Some(Level::Info),
             "127.0.0.1:40000 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK"
         ));
@@ -193,18 +197,14 @@ mod tests {
     }
 
     #[test]
-    fn last_words_are_a_programs_parting_error() {
-        // triton-inference-server: what tritonserver prints as it exits.
-        assert!(is_last_words("error: creating server: Internal - failed to load all models"));
-        assert!(is_last_words("Error: ShardCannotStart"));
-        // noonghunna/club-3090#186: llama-server refuses its command line.
-        assert!(is_last_words(
-            "error while handling argument \"--spec-type\": unknown speculative decoding type without draft model"
+    fn a_request_the_writer_reports_as_failed_shows_it_handled_the_error() {
+        // theroyallab/tabbyAPI#333 (2025-05): after the handler's traceback.
+        assert!(is_handled_request(
+            "Sent to request: Kobold generation 503aa198fbca41258f7fefa6832dc7cc aborted. Please check the server console."
         ));
-        assert!(is_last_words("api_server.py: error: unrecognized arguments: --foo"));
-        assert!(!is_last_words("Model loaded: error rate 0.1 expected"));
-        assert!(!is_last_words("Failed to load model: config.json not found"));
-        assert!(!is_last_words("Errors: 0"));
+        // vLLM aborts every request as its engine dies: the abort comes first.
+        assert!(!is_handled_request("Aborted request cmpl-3f2a."));
+        assert!(!is_handled_request("Engine loop failed"));
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineRole};
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
-use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet};
+use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet, Stage};
 use crate::vitals::{self, args, progress};
 
 pub use diagnosis::Diagnosis;
@@ -219,19 +219,14 @@ impl<'r> Engine<'r> {
             writer: writer_of(event),
             level: opening.level,
             plain: event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker),
+            record: event.kind == EventKind::Record,
+            interrupted: opening.formats.contains(Format::TerminalInterrupt),
         };
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
         // Most events are one record that at most marks progress: nothing
         // below concerns them.
         if event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker) {
-            // A program's last words (`Error: …`, `fatal: …`) that no rule
-            // knows are a failure like an uncaught traceback: a crash
-            // unless its writer goes on.
-            if liveness::is_last_words(opening.message()) {
-                let writer = (!subject::is_manager(event.identifier())).then(|| writer_of(event).key());
-                run.add_failure(failure_of(event, writer, None));
-            }
             return;
         }
 
@@ -339,8 +334,7 @@ impl<'r> Engine<'r> {
             self.matches.clear();
             self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
-            if self.matches.iter().all(|m| m.role == Role::Marker) && !liveness::is_last_words(record.message)
-            {
+            if self.matches.iter().all(|m| m.role == Role::Marker) {
                 routed = Some(index);
             }
         }
@@ -372,6 +366,8 @@ impl<'r> Engine<'r> {
             },
             level: record.level,
             plain: true,
+            record: true,
+            interrupted: record.formats.contains(Format::TerminalInterrupt),
         };
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
     }
@@ -442,6 +438,10 @@ struct Writing<'a> {
     level: Option<Level>,
     /// A record that at most marks progress: no rule found anything wrong.
     plain: bool,
+    /// A record (not a traceback or a dump).
+    record: bool,
+    /// The line begins with a terminal's echo of Ctrl-C.
+    interrupted: bool,
 }
 
 fn writer_of(event: &Event) -> Writer<'_> {
@@ -495,8 +495,15 @@ fn note_writing<'s, 'w>(
     run.last_line = run.last_line.max(writing.last);
     // A writer that goes on writing ordinary lines has outlived the
     // failures it wrote before.
-    if run.watching_writers && writing.plain && liveness::is_ordinary(writing.level, writing.message) {
-        run.note_alive(writing.writer.key(), first);
+    if !run.awaited_writers.is_empty() && writing.record {
+        let writer = writing.writer.key();
+        let goes_on = || {
+            (writing.plain && liveness::is_ordinary(writing.level, writing.message))
+                || liveness::is_handled_request(writing.message)
+        };
+        if run.awaits(writer) && goes_on() {
+            run.note_alive(writer, first);
+        }
     }
     if let Some(subject::Subject::Unit(unit)) = subject {
         run.unit.get_or_insert_with(|| unit.clone());
@@ -514,6 +521,11 @@ fn note_writing<'s, 'w>(
         run.note_pid(pid);
     }
 
+    // The operator pressed Ctrl-C where the program writes: an orderly
+    // stop, whatever the line says.
+    if writing.interrupted {
+        run.add_marker(MarkerKind::Stop, (writing.first, writing.text), Stage::Launch, None);
+    }
     let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
     let mut progress = false;
     for m in matches.iter().filter(|_| own_markers) {
@@ -658,10 +670,6 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
             true => shorten(root.message().trim(), 160),
             false => format!("Unrecognised failure: {}", shorten(root.message().trim(), 120)),
         }
-    } else if event.kind == EventKind::Record {
-        // A program's last words: the record itself.
-        evidence.push(evidence_line(first));
-        format!("Unrecognised failure: {}", shorten(first.message().trim(), 120))
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         match event.lines.iter().find(|l| l.role == LineRole::ExceptionText) {
@@ -696,6 +704,7 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         outlived: None,
         warning: liveness::is_warning(decisive.level, decisive.message()),
         fate,
+        headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
     }
 }
 

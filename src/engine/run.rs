@@ -124,6 +124,9 @@ pub struct Failure {
     /// a signal, a task killed for memory), when a fate rule read it:
     /// the category and whether it names a cause by itself.
     pub fate: Option<(Category, bool)>,
+    /// A traceback with frames and no exception line: its decisive line
+    /// is elsewhere (a paste that split it from its frames).
+    pub headless: bool,
 }
 
 /// Who wrote a line: the fields of its prefixes that tell writers apart
@@ -140,11 +143,29 @@ pub struct Writer<'a> {
 
 impl Writer<'_> {
     /// A hash that tells writers apart.
+    ///
+    /// Computed for every line while some failure's writer is awaited, so
+    /// it is a few multiplications, not a general-purpose hasher.
     pub fn key(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (self.host, self.identifier, self.pid, self.process, self.ranks).hash(&mut hasher);
-        hasher.finish()
+        let mut key = Mixer(0x9e37_79b9_7f4a_7c15);
+        for field in [self.host, self.identifier, self.process, self.ranks] {
+            match field {
+                Some(text) => text.bytes().for_each(|b| key.mix(u64::from(b))),
+                None => key.mix(0x100),
+            }
+            key.mix(0x101);
+        }
+        key.mix(self.pid.map_or(u64::MAX, u64::from));
+        key.0
+    }
+}
+
+/// A running hash of small words.
+struct Mixer(u64);
+
+impl Mixer {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
@@ -214,9 +235,9 @@ pub struct RunState {
     pub failures: Vec<Failure>,
     /// A traceback cut by the end of input.
     pub cut_traceback: Option<CutTraceback>,
-    /// Some failure's writer has not been seen going on yet: ordinary
-    /// lines are checked against the failures' writers.
-    pub watching_writers: bool,
+    /// The writers of the errors not yet outlived ([`Writer::key`]): a
+    /// line of one of them is checked for being ordinary.
+    pub awaited_writers: Vec<u64>,
     /// What its progress lines said (none until one came).
     pub vitals: Option<Box<Recorder>>,
     /// The arguments it was launched with, when it printed them.
@@ -253,7 +274,7 @@ impl RunState {
             dropped: 0,
             failures: Vec::new(),
             cut_traceback: None,
-            watching_writers: false,
+            awaited_writers: Vec::new(),
             vitals: None,
             args: None,
             last_stamp: PrintedStamp::default(),
@@ -414,7 +435,7 @@ impl RunState {
         // A repeat after progress, or after its writer went on, is a new
         // occurrence.
         let progress = self.last_progress;
-        self.watching_writers |= finding.writer.is_some();
+        self.await_writer(finding.writer);
         if let Some(same) = self.findings.iter_mut().find(|f| {
             f.rule == finding.rule
                 && f.key == finding.key
@@ -438,7 +459,7 @@ impl RunState {
         if self.failures.len() >= MAX_FINDINGS {
             self.failures.pop();
         }
-        self.watching_writers |= failure.writer.is_some();
+        self.await_writer(failure.writer);
         self.failures.push(failure);
     }
 
@@ -450,26 +471,37 @@ impl RunState {
     /// exit) means this line is not the failed process's going on.
     pub fn note_alive(&mut self, writer: u64, line: u64) {
         let died_after = |last: u64| self.last_terminal.is_some_and(|t| t > last);
-        let mut waiting = false;
-        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
+        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none() && f.writer == Some(writer)) {
             if died_after(failure.last_line) {
                 failure.writer = None;
-            } else if failure.writer == Some(writer) && failure.last_line < line {
+            } else if failure.last_line < line {
                 failure.outlived = Some(line);
-            } else {
-                waiting = true;
             }
         }
-        for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer.is_some()) {
+        for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer == Some(writer)) {
             if died_after(finding.event_last) {
                 finding.writer = None;
-            } else if finding.writer == Some(writer) && finding.event_last < line {
+            } else if finding.event_last < line {
                 finding.outlived = Some(line);
-            } else {
-                waiting = true;
             }
         }
-        self.watching_writers = waiting;
+        let still = |outlived: Option<u64>, of: Option<u64>| outlived.is_none() && of == Some(writer);
+        let awaited = self.failures.iter().any(|f| still(f.outlived, f.writer))
+            || self.findings.iter().any(|f| still(f.outlived, f.writer));
+        if !awaited {
+            self.awaited_writers.retain(|&w| w != writer);
+        }
+    }
+
+    /// Is `writer` the writer of an error not yet outlived?
+    pub fn awaits(&self, writer: u64) -> bool {
+        self.awaited_writers.contains(&writer)
+    }
+
+    fn await_writer(&mut self, writer: Option<u64>) {
+        if let Some(writer) = writer.filter(|w| !self.awaited_writers.contains(w)) {
+            self.awaited_writers.push(writer);
+        }
     }
 }
 

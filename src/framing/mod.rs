@@ -130,6 +130,9 @@ crate::named_enum! {
         SystemdMessage = "systemd-message",
         KubectlPrefix = "kubectl-prefix",
         LokiJson = "loki-jsonl",
+        /// A terminal's echo of Ctrl-C (`^C`) before the line: the
+        /// operator interrupted the program.
+        TerminalInterrupt = "terminal-interrupt",
     }
 }
 

@@ -20,7 +20,13 @@ pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>
             .or_else(|| collector_stamp(line, pos, record))
             .or_else(|| compose(line, pos, record))
             .or_else(|| kubectl_prefix(line, pos, record))
-            .or_else(|| line[pos..].starts_with("^C").then_some(pos + 2));
+            .or_else(|| {
+                let interrupt = line[pos..].starts_with("^C");
+                if interrupt {
+                    record.formats.insert(Format::TerminalInterrupt);
+                }
+                interrupt.then_some(pos + 2)
+            });
         match next {
             Some(p) if p > pos => pos = p,
             _ => break,

@@ -308,8 +308,9 @@ impl RuleSet {
     }
 
     /// Reads the fate matches among `out[first..]` (one line's): a line a
-    /// rule of the catalogue also matches says more through that rule, and
-    /// a clean end is no death. Of the others, the one that says most (a
+    /// rule of the catalogue also matches says more through that rule,
+    /// unless that rule names no category and the fate line does (a
+    /// signal); a clean end is no death. Of the others, the one that says most (a
     /// category of its own, then a signal, then a status) takes the role and
     /// category its ending gives.
     fn read_fates(&self, first: usize, out: &mut Vec<LineMatch>) {
@@ -317,10 +318,19 @@ impl RuleSet {
         if !line.iter().any(|m| m.role == Role::Fate) {
             return;
         }
-        let known = line.iter().any(|m| !matches!(m.role, Role::Fate | Role::Marker));
+        // A rule that names a category, or calls the line harmless, says
+        // more than the fate grammar; one that only knows something failed
+        // (`unknown`) says less than a signal or a status does.
+        let named = line.iter().any(|m| match m.role {
+            Role::Fate | Role::Marker => false,
+            Role::Benign => true,
+            _ => m.category != Some(Category::Unknown),
+        });
+        let unnamed = line.iter().any(|m| matches!(m.role, Role::Cause | Role::Symptom | Role::Confirm));
+        let says_more = |read: &fate::Fate| !(named || (unnamed && read.category == Category::Unknown));
         let mut best: Option<(usize, fate::Fate, u8)> = None;
-        for (index, m) in line.iter().enumerate().filter(|(_, m)| m.role == Role::Fate && !known) {
-            if let Some(read) = fate::read(&m.captures, m.category) {
+        for (index, m) in line.iter().enumerate().filter(|(_, m)| m.role == Role::Fate) {
+            if let Some(read) = fate::read(&m.captures, m.category).filter(says_more) {
                 let says = match read.ending {
                     _ if m.category.is_some_and(|c| c != Category::Unknown) => 3,
                     fate::Ending::Signal(_) => 2,
