@@ -42,7 +42,7 @@ fn with_fate_rules_only(logs: &[&str]) -> Vec<(String, String)> {
 
 /// One real line per supervisor family, as it was posted, and the category
 /// its ending names.
-const FAMILIES: [(&str, &str, &str); 17] = [
+const FAMILIES: [(&str, &str, &str); 18] = [
     // LostRuins/koboldcpp#1609 (2025-06).
     (
         "systemd",
@@ -89,6 +89,13 @@ const FAMILIES: [(&str, &str, &str); 17] = [
     ("shell, localised", "Abortado (core generado)", "abort"),
     // benoitc/gunicorn#3136: the arbiter's timeout.
     ("a supervisor's timeout", "[2024-01-09 13:24:39 +0000] [1637] [CRITICAL] WORKER TIMEOUT (pid:7214)", "watchdog-timeout"),
+    // An ollama server's log kept in a public repository (2026-01-04): the
+    // server gives up waiting for its runner.
+    (
+        "a launcher's start-up timeout",
+        r#"time=2026-01-04T10:23:12.805-06:00 level=INFO source=sched.go:470 msg="Load failed" model=A:\Ollama_Data\blobs\sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa error="timed out waiting for llama runner to start - progress 0.82 - ""#,
+        "service-timeout",
+    ),
     // gpustack/gpustack#861 and triton-inference-server/server#6967: no rule
     // was ever written for these supervisors; they use the common words.
     (

@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::framing::Level;
 
@@ -73,6 +73,7 @@ fn not_ordinary() -> &'static AhoCorasick {
     WORDS.get_or_init(|| {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(NOT_ORDINARY)
             .expect("a few plain words make an automaton")
     })
@@ -119,10 +120,11 @@ pub fn is_handled_request(message: &str) -> bool {
 /// Does the line name a place in native or Python source (`ggml-cuda.cu:534`,
 /// `init.cc:300`, `server.go:627`)? A failure's trail does.
 fn names_source_line(line: &str) -> bool {
-    const EXTENSIONS: [&str; 9] = [".c:", ".cc:", ".cpp:", ".cu:", ".h:", ".hpp:", ".go:", ".rs:", ".py:"];
-    EXTENSIONS.iter().any(|extension| {
-        line.match_indices(extension)
-            .any(|(at, _)| line.as_bytes().get(at + extension.len()).is_some_and(u8::is_ascii_digit))
+    const EXTENSIONS: [&[u8]; 9] = [b".c", b".cc", b".cpp", b".cu", b".h", b".hpp", b".go", b".rs", b".py"];
+    let bytes = line.as_bytes();
+    memchr::memchr_iter(b':', bytes).any(|colon| {
+        let digit = bytes.get(colon + 1).is_some_and(u8::is_ascii_digit);
+        digit && EXTENSIONS.iter().any(|extension| bytes[..colon].ends_with(extension))
     })
 }
 

@@ -86,6 +86,9 @@ pub struct Engine<'r> {
     /// The event [`Engine::feed_record`] makes when it needs one, kept for
     /// its buffers.
     record_event: Option<Box<Event>>,
+    /// The writer and last line of the latest harmless announcement, for
+    /// the traceback that may follow it.
+    announcement: Option<(u64, u64)>,
 }
 
 impl<'r> Engine<'r> {
@@ -97,6 +100,7 @@ impl<'r> Engine<'r> {
             matches: Vec::new(),
             scratch: MatchScratch::default(),
             record_event: None,
+            announcement: None,
         }
     }
 
@@ -238,9 +242,15 @@ impl<'r> Engine<'r> {
                 && rules.rule(m.rule).role == Role::Fate
                 && matches!(event.lines[m.line].role, LineRole::Exception | LineRole::ExceptionText)
         };
-        let fate_within = matches.iter().find(|m| within_failure(m));
-        let matches: Vec<&LineMatch> = matches.iter().filter(|m| !within_failure(m)).collect();
-        let matches = &matches[..];
+        let fate_within = self
+            .matches
+            .iter()
+            .find(|m| within_failure(m))
+            .map(|m| (m.category.unwrap_or(Category::Unknown), m.role == Role::Cause));
+        if fate_within.is_some() {
+            self.matches.retain(|m| !within_failure(m));
+        }
+        let matches = &self.matches[..];
 
         // Benign rules silence the other rules on the lines they match.
         let benign_lines: Vec<usize> =
@@ -252,7 +262,6 @@ impl<'r> Engine<'r> {
         let on_exception = |m: &LineMatch| event.lines[m.line].role == LineRole::Exception;
         let best_cause = matches
             .iter()
-            .copied()
             .filter(|m| m.role == Role::Cause && !silenced(m))
             .max_by_key(|m| (rules.rule(m.rule).priority, on_exception(m), std::cmp::Reverse(m.line)));
         // The kernel and service managers write about other processes:
@@ -270,7 +279,7 @@ impl<'r> Engine<'r> {
             run.note_unit_exit(event.first_line());
         }
         let mut seen_rules: Vec<usize> = Vec::new();
-        for &first in matches {
+        for first in matches {
             let wanted = match first.role {
                 Role::Symptom | Role::Confirm => !silenced(first),
                 Role::Benign => true,
@@ -282,7 +291,6 @@ impl<'r> Engine<'r> {
             seen_rules.push(first.rule);
             let m = matches
                 .iter()
-                .copied()
                 .filter(|o| o.rule == first.rule && (o.role == Role::Benign || !silenced(o)))
                 .min_by_key(|o| (!on_exception(o), o.line))
                 .unwrap_or(first);
@@ -292,10 +300,26 @@ impl<'r> Engine<'r> {
             run.add_finding(finding(rules, event, m, silenced_rule, writer), terminal(rules, m));
         }
 
+        // A harmless announcement right before a traceback of the same
+        // writer (`Exception occurred during processing of request from …`)
+        // announces it, though the two were not grouped into one event.
+        let announced = event.kind == EventKind::Traceback
+            && self
+                .announcement
+                .is_some_and(|(who, line)| Some(who) == writer && event.first_line() <= line + 2);
+        self.announcement = match (event.kind, writer) {
+            (EventKind::Record, Some(who))
+                if matches.iter().any(|m| m.line == 0 && m.role == Role::Benign) =>
+            {
+                Some((who, event.last_line()))
+            }
+            _ => None,
+        };
         // A traceback or dump no rule explains is an unrecognised failure
         // (the `unknown` fallback). One whose exception line a benign or
         // symptom rule matched is recognised: harmless, or a consequence.
         let recognised = best_cause.is_some()
+            || announced
             || matches.iter().any(|m| {
                 let role = m.role;
                 // A benign announcement (`Error in preprocessing prompt
@@ -308,8 +332,7 @@ impl<'r> Engine<'r> {
                     || (on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m))))
             });
         if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
-            let fate = fate_within.map(|m| (m.category.unwrap_or(Category::Unknown), m.role == Role::Cause));
-            run.add_failure(failure_of(event, writer, fate));
+            run.add_failure(failure_of(event, writer, fate_within));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
             run.cut_traceback = Some(cut_traceback_of(event));
@@ -390,6 +413,7 @@ impl<'r> Engine<'r> {
             matches: Vec::new(),
             scratch: MatchScratch::default(),
             record_event: None,
+            announcement: self.announcement,
         };
         for event in pending {
             copy.feed(event);
