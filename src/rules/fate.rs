@@ -107,13 +107,13 @@ impl Ending {
 
 /// The captures a fate rule's title may use besides its own: `{ending}`,
 /// and `{subject}` when the rule captured none (`The process`).
-pub fn title_captures(captures: &mut Vec<(String, String)>, ending: Ending) {
-    captures.push(("ending".to_string(), ending.describe()));
+pub fn title_captures(captures: &mut super::Captures, ending: Ending) {
+    captures.push("ending".to_string(), ending.describe());
     let subject = captures
         .iter()
         .find(|(name, value)| name.starts_with("subject") && !value.trim().is_empty())
         .map(|(_, value)| value.trim().to_string());
-    captures.push(("subject".to_string(), subject.unwrap_or_else(|| "The process".to_string())));
+    captures.push("subject".to_string(), subject.unwrap_or_else(|| "The process".to_string()));
 }
 
 /// What to do about a death a fate line names, by its category, for a
@@ -357,7 +357,8 @@ mod tests {
     fn an_ending_reads_as_a_title_says_it() {
         assert_eq!(Ending::Signal(4).describe(), "SIGILL (illegal instruction)");
         assert_eq!(Ending::Status(2).describe(), "exit status 2");
-        let mut caps = captures(&[("status", "2")]);
+        let mut caps = super::super::Captures::default();
+        caps.push("status".to_string(), "2".to_string());
         title_captures(&mut caps, Ending::Status(2));
         assert!(caps.contains(&("subject".to_string(), "The process".to_string())));
     }

@@ -183,13 +183,35 @@ pub struct LineMatch {
     pub line: usize,
     /// Named captures of the message regex (for a fate rule, also
     /// `ending` and `subject`: [`fate::title_captures`]).
-    pub captures: Vec<(String, String)>,
+    pub captures: Captures,
     /// The role the match has: the rule's, or for a fate rule the one its
     /// ending gives ([`fate::read`]).
     pub role: Role,
     /// The category the match names: the rule's, or the one a fate line's
     /// ending gives.
     pub category: Option<Category>,
+}
+
+/// The named captures of a match, name and value. Most matches have none:
+/// then they take one word, and a line's matches move as small values.
+// Boxed for its size: one word, where a `Vec` takes three in every match.
+#[allow(clippy::box_collection)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captures(Option<Box<Vec<(String, String)>>>);
+
+impl Captures {
+    /// Adds a capture.
+    pub fn push(&mut self, name: String, value: String) {
+        self.0.get_or_insert_with(Box::default).push((name, value));
+    }
+}
+
+impl std::ops::Deref for Captures {
+    type Target = [(String, String)];
+
+    fn deref(&self) -> &Self::Target {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A set of compiled rules with a prefilter over their message regexes.
@@ -426,13 +448,13 @@ impl RuleSet {
             return None;
         }
         // Captures only when the rule names some (a slower search).
-        let mut captures = Vec::new();
+        let mut captures = Captures::default();
         let (role, category) = (rule.role, rule.category);
         if self.captures[rule_index] {
             if let Some(caps) = regex.captures(message) {
                 for name in regex.capture_names().flatten() {
                     if let Some(value) = caps.name(name) {
-                        captures.push((name.to_string(), value.as_str().to_string()));
+                        captures.push(name.to_string(), value.as_str().to_string());
                     }
                 }
             }
