@@ -217,6 +217,10 @@ fn signal_name(signal: u8) -> Option<(&'static str, &'static str)> {
 /// `Segmentation fault`, `aborted (core dumped)`.
 fn signal_of(text: &str) -> Option<u8> {
     let text = text.trim().trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ':' | '.' | ','));
+    // A Windows exception code where a signal would be (Go's runtime).
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        return i64::from_str_radix(hex, 16).ok().and_then(windows_exception);
+    }
     let number: String = text.chars().take_while(char::is_ascii_digit).collect();
     if !number.is_empty() {
         return number.parse().ok().filter(|n| (1..=64).contains(n));
@@ -314,6 +318,7 @@ mod tests {
             (&[("signal", "Segmentation fault")], Category::Segfault),
             (&[("signal", "Speicherzugriffsfehler")], Category::Segfault),
             (&[("status", "0xc0000005")], Category::Segfault),
+            (&[("signal", "0xc0000005")], Category::Segfault),
             (&[("signal", "aborted")], Category::Abort),
             (&[("status", "-6")], Category::Abort),
             (&[("status", "134")], Category::Abort),
