@@ -269,12 +269,16 @@ fn survived(run: &RunState, event_last: u64) -> Option<u64> {
     let Some(death) = run.terminal_after_progress.filter(|&t| before_stop(t)) else {
         return Some(progress);
     };
-    let new_failure = run
-        .findings
-        .iter()
-        .any(|f| matches!(f.role, Role::Cause | Role::Confirm) && f.line > progress && f.line <= death)
-        || run.failures.iter().any(|f| f.first_line > progress && f.first_line <= death);
-    new_failure.then_some(progress)
+    failed_between(run, progress, death).then_some(progress)
+}
+
+/// Did a new failure (a cause, a confirmation, or one no rule names) come
+/// after line `alive` and by line `death`? Then the death is that
+/// failure's, and what came before `alive` was outlived.
+fn failed_between(run: &RunState, alive: u64, death: u64) -> bool {
+    let between = |line: u64| line > alive && line <= death;
+    run.findings.iter().any(|f| matches!(f.role, Role::Cause | Role::Confirm) && between(f.line))
+        || run.failures.iter().any(|f| between(f.first_line))
 }
 
 /// Did the writer of an error outlive it? It did if it wrote an ordinary
@@ -286,12 +290,7 @@ fn went_on(run: &RunState, outlived: Option<u64>) -> Option<u64> {
     let Some(death) = run.last_terminal.filter(|&t| t > alive && before_stop(t)) else {
         return Some(alive);
     };
-    let new_failure = run
-        .findings
-        .iter()
-        .any(|f| matches!(f.role, Role::Cause | Role::Confirm) && f.line > alive && f.line <= death)
-        || run.failures.iter().any(|f| f.first_line > alive && f.first_line <= death);
-    new_failure.then_some(alive)
+    failed_between(run, alive, death).then_some(alive)
 }
 
 /// Why a failure no rule names did not end the run, if it did not: the run
