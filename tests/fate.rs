@@ -206,3 +206,36 @@ Warning: You are sending unauthenticated requests to the HF Hub. Please set a HF
     assert_eq!(runs.len(), 1, "the lines before the banner are the launch's: {report}");
     assert_eq!((runs[0]["first_line"].as_u64(), runs[0]["outcome"].as_str()), (Some(1), Some("starting")));
 }
+
+/// langmanus/langmanus#66 (2025-03-20): uvicorn announces the traceback of
+/// a request its application failed, and the paste ends inside it.
+const ASGI_FAILURE: &str = "ERROR:    Exception in ASGI application
+Traceback (most recent call last):
+  File \"/opt/langmanus/.venv/lib/python3.12/site-packages/sse_starlette/sse.py\", line 244, in __call__
+    await cancel_on_finish(lambda: self._listen_for_disconnect(receive))
+  File \"/opt/langmanus/.venv/lib/python3.12/site-packages/sse_starlette/sse.py\", line 233, in cancel_on_finish
+    await coro()
+  File \"/opt/langmanus/.venv/lib/python3.12/site-packages/sse_starlette/sse.py\", line 175, in _listen_for_disconnect
+    message = await receive()
+              ^^^^^^^^^^^^^^^
+  File \"/opt/langmanus/.venv/lib/python3.12/site-packages/uvicorn/protocols/http/h11_impl.py\", line 531, in receive
+    await self.message_event.wait()
+  File \"/root/.local/share/uv/python/cpython-3.12.9-linux-x86_64-gnu/lib/python3.12/asyncio/locks.py\", line 212, in wait
+    await fut
+asyncio.exceptions.CancelledError: Cancelled by cancel scope 7f6b88c0e120
+";
+
+#[test]
+fn a_traceback_a_server_framework_announces_as_caught_is_survived() {
+    let out = run_stdin(&["--format", "json", "-"], ASGI_FAILURE.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    let benign = &report["runs"][0]["benign"][0];
+    assert_eq!(benign["rule"], "python.request-handler-error", "{benign}");
+    assert_eq!(benign["line"], 1);
+    // Without the line that says a handler caught it, the same traceback
+    // ending the input is the last thing its process did.
+    let unannounced = ASGI_FAILURE.split_once('\n').unwrap().1;
+    let out = run_stdin(&["--format", "json", "-"], unannounced.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
