@@ -870,8 +870,14 @@ fn cut_notice(places: Places<'_>, cut: &super::run::CutTraceback) -> String {
 fn cut_hint(cut: &super::run::CutTraceback) -> String {
     let suspect = match &cut.innermost {
         Some(place) => {
-            let package = place.split('/').next().unwrap_or(place);
-            format!("Suspect: {package} (the innermost frame seen is {place}). ")
+            // Below site-packages the place starts with the package; outside
+            // it (the user's own script) the place is the whole path.
+            let whole_path = place.starts_with('/') || place.contains('\\');
+            let suspect = match whole_path {
+                true => place.rsplit(['/', '\\']).next().and_then(|f| f.split(':').next()).unwrap_or(place),
+                false => place.split('/').next().unwrap_or(place),
+            };
+            format!("Suspect: {suspect} (the innermost frame seen is {place}). ")
         }
         None => String::new(),
     };

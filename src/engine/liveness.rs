@@ -148,9 +148,14 @@ fn python_warning(message: &str) -> bool {
     let line_number =
         place.rsplit_once(':').is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     let category = rest.split_once(": ").map_or("", |(c, _)| c);
-    line_number
-        && category.ends_with("Warning")
-        && category.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
+    (line_number && is_warning_category(category)) || is_warning_category(place)
+}
+
+/// `UserWarning`, `torch.jit.TracerWarning`: a warnings category, which
+/// Python names with a `Warning` suffix (its line may come without the
+/// `file:line: ` the warnings module puts before it).
+fn is_warning_category(name: &str) -> bool {
+    name.ends_with("Warning") && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
 }
 
 #[cfg(test)]
@@ -219,5 +224,12 @@ mod tests {
         ));
         assert!(!is_warning(Some(Level::Error), "RuntimeError: CUDA error: out of memory"));
         assert!(!is_warning(None, "File \"x.py\", line 3, in f: RuntimeWarningNot: x"));
+        // RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2656: the
+        // category line without the place the warnings module puts first.
+        assert!(is_warning(
+            None,
+            "UserWarning: Grad strides do not match bucket view strides. This may indicate grad was not created according to the gradient layout contract"
+        ));
+        assert!(!is_warning(None, "ValueError: Warning: not a warning"));
     }
 }

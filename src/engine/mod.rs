@@ -324,7 +324,14 @@ impl<'r> Engine<'r> {
                 let role = m.role;
                 // A benign announcement (`Error in preprocessing prompt
                 // inputs`: one request failed) covers its traceback too.
-                let announces = m.line == 0 && role == Role::Benign;
+                // A symptom on the record that opened a traceback cut before
+                // its exception line (`failed (exitcode: -9)` over
+                // ChildFailedError's frames) says what the traceback was.
+                let announces = m.line == 0
+                    && (role == Role::Benign
+                        || (role == Role::Symptom
+                            && !silenced(m)
+                            && event.exception_lines().next().is_none()));
                 // A rule for a Rust panic's first line knows the panic.
                 let names_panic = m.line == 0 && role == Role::Symptom && !silenced(m) && is_panic(event);
                 announces
@@ -715,7 +722,12 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
             None => "Traceback cut before its exception line".to_string(),
         }
     };
-    if first.role == LineRole::TracebackHeader && !evidence.iter().any(|e| e.line == first.number) {
+    // The line that opened the traceback: its header, or the record that
+    // announced it (`logger.exception`'s message, the warning just before
+    // an interpreter's traceback), which says more when the exception line
+    // is missing.
+    let says_something = first.role != LineRole::Frame && !first.message().trim().is_empty();
+    if says_something && !evidence.iter().any(|e| e.line == first.number) {
         evidence.push(evidence_line(first));
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
@@ -726,10 +738,25 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         last_line: event.last_line(),
         writer,
         outlived: None,
-        warning: liveness::is_warning(decisive.level, decisive.message()),
+        // A traceback that reached the program's top level was printed by
+        // the interpreter as the process ended, whatever warning came
+        // before it.
+        warning: liveness::is_warning(decisive.level, decisive.message()) && !reaches_top_level(event),
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
     }
+}
+
+/// Did the traceback's exception propagate to the program's top level (a
+/// frame of the main script's `<module>`, or of `python -m`'s
+/// `_run_module_as_main`)? Then nothing caught it: no logger printed it as
+/// a warning.
+fn reaches_top_level(event: &Event) -> bool {
+    event.kind == EventKind::Traceback
+        && event.lines.iter().filter(|l| l.role == LineRole::Frame).any(|l| {
+            crate::events::traceback::parse_frame(l.message().trim())
+                .is_some_and(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
+        })
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

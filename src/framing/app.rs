@@ -9,7 +9,9 @@
 //!   `[E ProcessGroupNCCL.cpp:458] `;
 //! - Ray core (`logging.cc`): `[2024-02-27 16:09:19,106 E 19394 19394] `;
 //! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
-//! - uvicorn's level prefix `INFO:     `, alone or after an sglang header.
+//! - uvicorn's level prefix `INFO:     `, alone or after an sglang header;
+//! - Python logging's default format (`basicConfig()`):
+//!   `WARNING:xformers:`, `INFO:root:`.
 
 use super::scan::{Fraction, Scan};
 use super::{Format, Level, Record};
@@ -29,7 +31,7 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         }
         None => pos,
     };
-    uvicorn_level(line, pos, record).unwrap_or(pos)
+    uvicorn_level(line, pos, record).or_else(|| python_logging(line, pos, record)).unwrap_or(pos)
 }
 
 /// True if an application header that starts a new record begins at `pos`
@@ -177,7 +179,11 @@ fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     }
     let level_at = s.pos;
     s.take_while(|b| b.is_ascii_uppercase());
-    let level = Level::parse(&line[level_at..s.pos])?;
+    // Ray prints its FATAL level (which aborts the process) as `C`.
+    let level = match &line[level_at..s.pos] {
+        "C" => Level::Critical,
+        word => Level::parse(word)?,
+    };
     if !(s.byte(b' ')
         && s.digits(1, 10).is_some()
         && s.byte(b' ')
@@ -210,7 +216,11 @@ fn rust_tracing<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
     s.spaces();
     let level_at = s.pos;
     s.take_while(|b| b.is_ascii_uppercase());
-    let level = Level::parse(&line[level_at..s.pos])?;
+    // Ray prints its FATAL level (which aborts the process) as `C`.
+    let level = match &line[level_at..s.pos] {
+        "C" => Level::Critical,
+        word => Level::parse(word)?,
+    };
     if !s.byte(b' ') {
         return None;
     }
@@ -266,5 +276,24 @@ fn uvicorn_level<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opti
     }
     record.level = Some(level);
     record.formats.insert(Format::Uvicorn);
+    Some(s.pos)
+}
+
+/// Python logging's default format, `%(levelname)s:%(name)s:%(message)s`:
+/// `INFO:torch.nn.parallel.distributed:Reducer buckets have been rebuilt`.
+fn python_logging<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    const LEVELS: [&str; 5] = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"];
+    let mut s = Scan::at(line, pos);
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level_word = &line[pos..pos + word];
+    if !LEVELS.contains(&level_word) || !s.byte(b':') {
+        return None;
+    }
+    let name = s.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if name == 0 || !s.byte(b':') {
+        return None;
+    }
+    record.level = Level::parse(level_word);
+    record.formats.insert(Format::PythonLogging);
     Some(s.pos)
 }

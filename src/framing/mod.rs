@@ -118,6 +118,7 @@ crate::named_enum! {
         Sglang = "sglang",
         Vllm = "vllm",
         Uvicorn = "uvicorn",
+        PythonLogging = "python-logging",
         TorchC10 = "torch-c10",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",

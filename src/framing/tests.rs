@@ -225,10 +225,26 @@ fn record_after_a_progress_bar_is_split_mid_line() {
 #[test]
 fn plain_text_is_bare() {
     for line in
-        ["Killed", "  File \"/x.py\", line 1, in f", "RuntimeError: boom", "Epoch 0: 1 2", "INFO:root:x"]
+        ["Killed", "  File \"/x.py\", line 1, in f", "RuntimeError: boom", "Epoch 0: 1 2", "NOTE:root:x"]
     {
         assert!(first(line).is_bare(), "{line}");
     }
+}
+
+#[test]
+fn python_loggings_default_format_gives_the_level() {
+    // RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2656 (2025-08).
+    let info =
+        first("INFO:torch.nn.parallel.distributed:Reducer buckets have been rebuilt in this iteration.");
+    assert_eq!(info.level, Some(Level::Info));
+    assert_eq!(info.message, "Reducer buckets have been rebuilt in this iteration.");
+    assert!(info.formats.contains(Format::PythonLogging));
+    // yaoyaoding/MGSV#2: the torchrun agent's error record.
+    let error = first(
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 178)",
+    );
+    assert_eq!(error.level, Some(Level::Error));
+    assert!(error.message.starts_with("failed (exitcode: -9)"));
 }
 
 #[test]
