@@ -11,7 +11,9 @@
 //! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
 //! - uvicorn's level prefix `INFO:     `, alone or after an sglang header;
 //! - Python logging's default format (`basicConfig()`):
-//!   `WARNING:xformers:`, `INFO:root:`.
+//!   `WARNING:xformers:`, `INFO:root:`;
+//! - loguru's default format (Open WebUI, many Python servers):
+//!   `2025-06-02 19:01:50.302 | ERROR    | module:function:870 - `.
 
 use super::scan::{Fraction, Scan};
 use super::{Format, Level, Record};
@@ -23,7 +25,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| c10(line, pos, record))
         .or_else(|| ray_core(line, pos, record))
         .or_else(|| rust_tracing(line, pos, record))
-        .or_else(|| llama_cpp(line, pos, record));
+        .or_else(|| llama_cpp(line, pos, record))
+        .or_else(|| loguru(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
@@ -295,5 +298,36 @@ fn python_logging<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opt
     }
     record.level = Level::parse(level_word);
     record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// loguru's default format: `{time} | {level: <8} | {name}:{function}:{line} - `
+/// (`SUCCESS` is its level between INFO and WARNING).
+fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.lit(" | ")) {
+        return None;
+    }
+    let stamp_end = s.pos - 3;
+    let level_at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = match &line[level_at..level_at + word] {
+        "SUCCESS" => Level::Info,
+        other => Level::parse(other)?,
+    };
+    s.spaces();
+    if !s.lit("| ") {
+        return None;
+    }
+    let origin_at = s.pos;
+    s.take_while(|b| b != b' ');
+    let origin_end = s.pos;
+    if !(s.lit(" - ") && line[origin_at..origin_end].ends_with(|c: char| c.is_ascii_digit())) {
+        return None;
+    }
+    record.origin = Some(&line[origin_at..origin_end]);
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::Loguru);
     Some(s.pos)
 }

@@ -119,6 +119,7 @@ crate::named_enum! {
         Vllm = "vllm",
         Uvicorn = "uvicorn",
         PythonLogging = "python-logging",
+        Loguru = "loguru",
         TorchC10 = "torch-c10",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",

@@ -232,6 +232,19 @@ fn plain_text_is_bare() {
 }
 
 #[test]
+fn loguru_default_format_gives_the_level_and_the_place() {
+    // open-webui/open-webui#14613 (2025-06), under Docker Desktop's time stamp.
+    let line = "2025-06-02 23:01:50 2025-06-02 19:01:50.302 | ERROR    | open_webui.routers.openai:generate_chat_completion:870 - 422, message='Unprocessable Entity'";
+    let record = first(line);
+    assert_eq!(record.level, Some(Level::Error));
+    assert_eq!(record.origin, Some("open_webui.routers.openai:generate_chat_completion:870"));
+    assert_eq!(record.message, "422, message='Unprocessable Entity'");
+    assert!(first("2025-06-02 19:01:50.306 | SUCCESS  | app:main:12 - ready")
+        .formats
+        .contains(Format::Loguru));
+}
+
+#[test]
 fn python_loggings_default_format_gives_the_level() {
     // RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2656 (2025-08).
     let info =
