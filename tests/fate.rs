@@ -239,3 +239,21 @@ fn a_traceback_a_server_framework_announces_as_caught_is_survived() {
     let out = run_stdin(&["--format", "json", "-"], unannounced.as_bytes());
     assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
 }
+
+#[test]
+fn an_error_caught_and_logged_while_serving_is_a_requests_failure() {
+    // MycroftAI/mimic3#32 (2023): the TTS server is listening when one
+    // synthesis fails; it logs the error with its traceback, and the paste
+    // ends inside that traceback.
+    let log = std::fs::read_to_string(fixture("mimic3-32")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    let why = report["runs"][0]["benign"][0]["why"].as_str().unwrap();
+    assert!(why.contains("caught and logged it while serving"), "{why}");
+    // The same error before the server listened ends the launch.
+    let before_listening: String =
+        log.lines().filter(|l| !l.contains("Running on")).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], before_listening.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}

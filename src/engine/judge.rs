@@ -302,7 +302,25 @@ fn failure_survival(places: Places<'_>, run: &RunState, failure: &Failure) -> Op
             places.cite(progress)
         ));
     }
-    went_on(run, failure.outlived).map(|line| went_on_why(places, line))
+    went_on(run, failure.outlived)
+        .map(|line| went_on_why(places, line))
+        .or_else(|| caught_while_serving(places, run, failure))
+}
+
+/// A failure the process caught and logged while it was already serving
+/// is one request's or task's, unless a death came after it: a server
+/// that catches an error goes on, and the log ending there (a paste cut
+/// after the traceback) does not say otherwise. Before the server served,
+/// a caught error usually ends the launch, so it still counts.
+fn caught_while_serving(places: Places<'_>, run: &RunState, failure: &Failure) -> Option<String> {
+    let serving_since = failure.serving_since.filter(|_| failure.caught)?;
+    if run.last_terminal.is_some_and(|t| t >= failure.first_line) {
+        return None;
+    }
+    Some(format!(
+        "the process caught and logged it while serving (since {}), and nothing ended after it: one request's failure",
+        places.cite(serving_since)
+    ))
 }
 
 /// The failures no rule names that the run did not outlive; the others

@@ -742,6 +742,8 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         // the interpreter as the process ended, whatever warning came
         // before it.
         warning: liveness::is_warning(decisive.level, decisive.message()) && !reaches_top_level(event),
+        caught: is_caught(event),
+        serving_since: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
     }
@@ -757,6 +759,26 @@ fn reaches_top_level(event: &Event) -> bool {
             crate::events::traceback::parse_frame(l.message().trim())
                 .is_some_and(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
         })
+}
+
+/// Was the traceback logged by code that caught its exception: an error
+/// record opened it (`logger.exception("Error during inference")`), or its
+/// header carries a logger's level? Not when it reached the program's top
+/// level, nor when the catcher's own words call it fatal (`EngineCore
+/// encountered a fatal error.`).
+fn is_caught(event: &Event) -> bool {
+    let logged =
+        |level: Option<Level>| matches!(level, Some(Level::Error | Level::Warning | Level::Critical));
+    let Some(header) = event.lines.iter().position(|l| l.role == LineRole::TracebackHeader) else {
+        return false;
+    };
+    let first = &event.lines[0];
+    let fatal = first.message().to_ascii_lowercase().contains("fatal");
+    let announced = header > 0 && first.role == LineRole::Text && logged(first.level);
+    event.kind == EventKind::Traceback
+        && !fatal
+        && (announced || logged(event.lines[header].level))
+        && !reaches_top_level(event)
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

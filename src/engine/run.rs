@@ -120,6 +120,14 @@ pub struct Failure {
     pub outlived: Option<u64>,
     /// It was logged as a warning: it never decides a crash by itself.
     pub warning: bool,
+    /// Code caught it and logged it (`logger.exception`: an error record
+    /// opens the traceback, or its header carries a logger's level), it
+    /// never reached the program's top level, and the catcher did not
+    /// call it fatal.
+    pub caught: bool,
+    /// The line of the run's last progress before it, when the run was
+    /// already serving (listening, ready or serving requests).
+    pub serving_since: Option<u64>,
     /// What its exception line says of a process's end (a child killed by
     /// a signal, a task killed for memory), when a fate rule read it:
     /// the category and whether it names a cause by itself.
@@ -460,7 +468,12 @@ impl RunState {
             self.failures.pop();
         }
         self.await_writer(failure.writer);
-        self.failures.push(failure);
+        // Serving: a generation proven, or a start-up past its last phase
+        // (listening, ready, serving).
+        let serving = self.ready.is_some()
+            || self.phase.as_deref().is_some_and(|p| matches!(p, "listening" | "ready" | "serving"));
+        let serving_since = self.last_progress.filter(|&p| serving && p < failure.first_line);
+        self.failures.push(Failure { serving_since, ..failure });
     }
 
     /// Records that `writer` wrote an ordinary line (`line`): the errors
