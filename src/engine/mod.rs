@@ -731,6 +731,7 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         evidence.push(evidence_line(first));
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
+    let top_level = reaches_top_level(event);
     Failure {
         title,
         evidence,
@@ -741,8 +742,8 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         // A traceback that reached the program's top level was printed by
         // the interpreter as the process ended, whatever warning came
         // before it.
-        warning: liveness::is_warning(decisive.level, decisive.message()) && !reaches_top_level(event),
-        caught: is_caught(event),
+        warning: liveness::is_warning(decisive.level, decisive.message()) && !top_level,
+        caught: !top_level && is_caught(event),
         serving_since: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
@@ -763,9 +764,9 @@ fn reaches_top_level(event: &Event) -> bool {
 
 /// Was the traceback logged by code that caught its exception: an error
 /// record opened it (`logger.exception("Error during inference")`), or its
-/// header carries a logger's level? Not when it reached the program's top
-/// level, nor when the catcher's own words call it fatal (`EngineCore
-/// encountered a fatal error.`).
+/// header carries a logger's level? Not when the catcher's own words call
+/// it fatal (`EngineCore encountered a fatal error.`); the caller rules
+/// out one that reached the program's top level.
 fn is_caught(event: &Event) -> bool {
     let logged =
         |level: Option<Level>| matches!(level, Some(Level::Error | Level::Warning | Level::Critical));
@@ -775,10 +776,7 @@ fn is_caught(event: &Event) -> bool {
     let first = &event.lines[0];
     let fatal = first.message().to_ascii_lowercase().contains("fatal");
     let announced = header > 0 && first.role == LineRole::Text && logged(first.level);
-    event.kind == EventKind::Traceback
-        && !fatal
-        && (announced || logged(event.lines[header].level))
-        && !reaches_top_level(event)
+    event.kind == EventKind::Traceback && !fatal && (announced || logged(event.lines[header].level))
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

@@ -303,10 +303,14 @@ impl RunState {
         }
     }
 
+    /// Is its server up: a generation proven, or a start-up past its last
+    /// phase (listening, ready, serving)?
+    fn is_up(&self) -> bool {
+        self.ready.is_some() || matches!(self.phase.as_deref(), Some(LISTENING | READY | SERVING))
+    }
+
     fn shows_an_earlier_launch(&self) -> bool {
-        let served = self.ready.is_some()
-            || self.vitals.is_some()
-            || matches!(self.phase.as_deref(), Some(LISTENING | READY | SERVING));
+        let served = self.is_up() || self.vitals.is_some();
         let failed = self.failures.iter().any(|f| !f.warning)
             || self.findings.iter().any(|f| f.role != Role::Benign && !f.warning && !f.summary);
         served || failed || self.stop_line.is_some()
@@ -468,11 +472,7 @@ impl RunState {
             self.failures.pop();
         }
         self.await_writer(failure.writer);
-        // Serving: a generation proven, or a start-up past its last phase
-        // (listening, ready, serving).
-        let serving = self.ready.is_some()
-            || self.phase.as_deref().is_some_and(|p| matches!(p, "listening" | "ready" | "serving"));
-        let serving_since = self.last_progress.filter(|&p| serving && p < failure.first_line);
+        let serving_since = self.last_progress.filter(|&p| self.is_up() && p < failure.first_line);
         self.failures.push(Failure { serving_since, ..failure });
     }
 

@@ -219,11 +219,7 @@ fn rust_tracing<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
     s.spaces();
     let level_at = s.pos;
     s.take_while(|b| b.is_ascii_uppercase());
-    // Ray prints its FATAL level (which aborts the process) as `C`.
-    let level = match &line[level_at..s.pos] {
-        "C" => Level::Critical,
-        word => Level::parse(word)?,
-    };
+    let level = Level::parse(&line[level_at..s.pos])?;
     if !s.byte(b' ') {
         return None;
     }
