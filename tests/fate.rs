@@ -42,7 +42,7 @@ fn with_fate_rules_only(logs: &[&str]) -> Vec<(String, String)> {
 
 /// One real line per supervisor family, as it was posted, and the category
 /// its ending names.
-const FAMILIES: [(&str, &str, &str); 18] = [
+const FAMILIES: [(&str, &str, &str); 19] = [
     // LostRuins/koboldcpp#1609 (2025-06).
     (
         "systemd",
@@ -104,6 +104,8 @@ const FAMILIES: [(&str, &str, &str); 18] = [
         "unknown",
     ),
     ("never met: triton", "Signal (11) received.", "segfault"),
+    // NVIDIA/nccl-tests#338 (Open MPI's mpirun, the second line of its banner).
+    ("never met: mpirun", "a non-zero exit code. Per user-direction, the job has been aborted.", "unknown"),
 ];
 
 #[test]
@@ -123,6 +125,8 @@ fn a_clean_end_or_a_stop_is_no_crash() {
         // codalab/codabench#1831 (docker compose).
         "compute_worker exited with code 0",
         "INFO:     Received signal SIGTERM, shutting down",
+        // home-assistant/addons#4219: a bashio finish script as s6 stops the service.
+        "[09:28:49] INFO: Service exited with code 256 (by signal 15)",
     ];
     for (line, (verdict, _)) in lines.iter().zip(with_fate_rules_only(&lines)) {
         assert_eq!(verdict, "no-crash", "{line}");
@@ -255,5 +259,24 @@ fn an_error_caught_and_logged_while_serving_is_a_requests_failure() {
     let before_listening: String =
         log.lines().filter(|l| !l.contains("Running on")).map(|l| format!("{l}\n")).collect();
     let out = run_stdin(&["--format", "json", "-"], before_listening.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
+
+#[test]
+fn a_server_that_answers_after_a_caught_failure_went_on() {
+    // xorbitsai/inference#5302 (2026-08): the worker catches a vLLM engine
+    // that failed to start and logs it; the API then answers the launch
+    // request (503). The server went on.
+    let log = std::fs::read_to_string(fixture("xinference-5302")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    let why = report["runs"][0]["benign"][0]["why"].as_str().unwrap();
+    assert!(why.contains("answered a request after it (line 28)"), "{why}");
+    assert_ne!(report["runs"][0]["outcome"], "stopped", "a death the run outlived is no stop");
+    // Without the answer, the log ends at the failure: the launch's end.
+    let unanswered: String =
+        log.lines().filter(|l| !l.contains("uvicorn.access")).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], unanswered.as_bytes());
     assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
 }

@@ -230,6 +230,8 @@ enum Standing {
     AfterStop(u64),
     /// Its writer went on: it wrote this ordinary line after it.
     WentOn(u64),
+    /// Code caught it, and the server answered this request after it.
+    Answered(u64),
 }
 
 /// `hung`: the run hung before any operator stop, so what the stop brings
@@ -252,8 +254,11 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     if let Some(progress) = survived(run, finding.event_last) {
         return Standing::Survived(progress);
     }
-    match went_on(run, finding.outlived) {
-        Some(line) => Standing::WentOn(line),
+    if let Some(line) = went_on(run, finding.outlived) {
+        return Standing::WentOn(line);
+    }
+    match went_on(run, finding.answered_after) {
+        Some(line) => Standing::Answered(line),
         None => Standing::Active,
     }
 }
@@ -304,6 +309,7 @@ fn failure_survival(places: Places<'_>, run: &RunState, failure: &Failure) -> Op
     }
     went_on(run, failure.outlived)
         .map(|line| went_on_why(places, line))
+        .or_else(|| went_on(run, failure.answered_after).map(|line| answered_why(places, line)))
         .or_else(|| caught_while_serving(places, run, failure))
 }
 
@@ -377,6 +383,13 @@ fn set_aside_warnings<'r>(
     (kept, failures)
 }
 
+fn answered_why(places: Places<'_>, line: u64) -> String {
+    format!(
+        "{WENT_ON}: the server caught it and answered a request after it ({}), so it was not fatal",
+        places.cite(line)
+    )
+}
+
 fn went_on_why(places: Places<'_>, line: u64) -> String {
     format!("{WENT_ON}: its writer logged {} after it, so it was not fatal", places.cite(line))
 }
@@ -422,6 +435,8 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     let hang = health::hang(places, run, setting.hang_after);
     let hung = hang.is_some();
     let mut active: Vec<&Finding> = Vec::new();
+    // The lines of the findings the run outlived or that harm nothing.
+    let mut set_aside: Vec<u64> = Vec::new();
     for f in &run.findings {
         let why = if f.role == Role::Benign {
             benign_why(rules, f)
@@ -439,8 +454,10 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                     format!("a consequence of the orderly stop seen at {}", places.cite(line))
                 }
                 Standing::WentOn(line) => went_on_why(places, line),
+                Standing::Answered(line) => answered_why(places, line),
             }
         };
+        set_aside.push(f.line);
         result.benign.push(benign(rules, places, f, why));
     }
 
@@ -448,7 +465,9 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     let (active, failures) = set_aside_warnings(rules, places, run, active, failures, &mut result.benign);
 
     let Some(root) = choose_root(rules, setting, run, &active, &failures) else {
-        result.outcome = quiet_outcome(run);
+        // A death the run outlived (a child's, a runner's) did not end it.
+        let outlived_its_end = run.last_terminal.is_some_and(|t| set_aside.contains(&t));
+        result.outcome = quiet_outcome(run, outlived_its_end);
         if let Some(hang) = hang {
             result.outcome = Outcome::Hung;
             result.hang = Some(hang);
@@ -614,13 +633,14 @@ fn just_before(source: usize, run: &RunState, stand_in: &Finding, record: &KillR
     same_source && orphan && before && run.pids.is_empty() && stand_in.pid.is_none()
 }
 
-/// The outcome of a run that did not crash.
-fn quiet_outcome(run: &RunState) -> Outcome {
+/// The outcome of a run that did not crash. An end it logged counts as
+/// a stop unless it was a death the run outlived (`outlived_its_end`).
+fn quiet_outcome(run: &RunState, outlived_its_end: bool) -> Outcome {
     if run.stop_line.is_some() {
         Outcome::Stopped
     } else if run.ready.is_some() {
         Outcome::Healthy
-    } else if run.ended {
+    } else if run.ended && !outlived_its_end {
         Outcome::Stopped
     } else if run.max_stage.is_some() || run.last_progress.is_some() {
         Outcome::Starting

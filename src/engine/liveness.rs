@@ -117,6 +117,27 @@ pub fn is_handled_request(message: &str) -> bool {
     ["aborted", "failed", "cancelled", "canceled"].iter().any(|verb| after.contains(verb))
 }
 
+/// Is the line a server's access record of a request it answered, with
+/// the status it sent: the common log format's `"POST /v1/models
+/// HTTP/1.1" 503` (uvicorn, gunicorn, werkzeug, aiohttp, nginx) or gin's
+/// `[GIN] … | 200 | … | POST "/api/chat"`? Whatever the status, the
+/// server was there to send it.
+pub fn is_answered_request(message: &str) -> bool {
+    const METHODS: [&str; 7] = ["GET /", "POST /", "PUT /", "DELETE /", "PATCH /", "HEAD /", "OPTIONS /"];
+    let status = |text: &str| {
+        let text = text.trim_start();
+        let code = text.get(..3).is_some_and(|code| code.bytes().all(|b| b.is_ascii_digit()));
+        code && text.get(3..).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '-']))
+    };
+    if let Some(at) = message.find(" HTTP/") {
+        let method = METHODS.iter().any(|m| message[..at].contains(m));
+        let after_quote = message[at..].split_once("\" ").map(|(_, rest)| rest);
+        return method && after_quote.is_some_and(status);
+    }
+    let gin = message.trim_start().starts_with("[GIN]");
+    gin && message.split('|').nth(1).is_some_and(status)
+}
+
 /// Does the line name a place in native or Python source (`ggml-cuda.cu:534`,
 /// `init.cc:300`, `server.go:627`)? A failure's trail does.
 fn names_source_line(line: &str) -> bool {
@@ -183,6 +204,20 @@ mod tests {
         assert!(!is_ordinary(Some(Level::Info), "Waiting for application shutdown."));
         assert!(!is_ordinary(Some(Level::Info), "Finished server process [8]"));
         assert!(!is_ordinary(None, "127.0.0.1 - \"POST /generate HTTP/1.1\" 500 Internal Server Error"));
+    }
+
+    #[test]
+    fn an_access_record_is_an_answered_request_whatever_its_status() {
+        // xorbitsai/inference (uvicorn.access through its own logger).
+        assert!(is_answered_request(
+            "INFO uvicorn.access pid:1 10.0.0.1:34608 - \"POST /v1/models HTTP/1.1\" 503"
+        ));
+        assert!(is_answered_request("127.0.0.1 - - [01/Jan/2025 10:00:00] \"GET /health HTTP/1.1\" 200 -"));
+        assert!(is_answered_request(
+            "[GIN] 2025/07/10 - 19:24:24 | 500 |   12.3s |  127.0.0.1 | POST     \"/api/chat\""
+        ));
+        assert!(!is_answered_request("Sending \"POST /v1/models HTTP/1.1\" to the upstream"));
+        assert!(!is_answered_request("HTTP/1.1 connection reset by peer"));
         assert!(!is_ordinary(Some(Level::Warning), "No available block found in 60 second."));
         assert!(!is_ordinary(None, "^^^^^^^^^^^^"));
         // The failure's own trail, at no level or at INFO.

@@ -536,6 +536,11 @@ fn note_writing<'s, 'w>(
             run.note_alive(writer, first);
         }
     }
+    // A server that answers a request after an error it caught went on,
+    // whichever of its processes logged the error.
+    if writing.record && run.awaits_an_answer() && liveness::is_answered_request(writing.message) {
+        run.note_answered(first);
+    }
     if let Some(subject::Subject::Unit(unit)) = subject {
         run.unit.get_or_insert_with(|| unit.clone());
     }
@@ -660,6 +665,8 @@ fn finding(
         count: 1,
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
+        caught: event.kind == EventKind::Traceback && !reaches_top_level(event) && is_caught(event),
+        answered_after: None,
         // An error its writer may outlive; a death is not outlived.
         writer: writer_key.filter(|_| matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m)),
         outlived: None,
@@ -745,6 +752,7 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         warning: liveness::is_warning(decisive.level, decisive.message()) && !top_level,
         caught: !top_level && is_caught(event),
         serving_since: None,
+        answered_after: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
     }

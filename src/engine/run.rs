@@ -98,6 +98,12 @@ pub struct Finding {
     pub writer: Option<u64>,
     /// The first ordinary line its writer wrote after its event.
     pub outlived: Option<u64>,
+    /// It is in a traceback that code caught and logged (not one that
+    /// reached the program's top level).
+    pub caught: bool,
+    /// The first request the server answered after its event, when it
+    /// was caught (see [`RunState::note_answered`]).
+    pub answered_after: Option<u64>,
 }
 
 /// A failure no cause rule recognised: an uncaught traceback or a fatal
@@ -128,6 +134,9 @@ pub struct Failure {
     /// The line of the run's last progress before it, when the run was
     /// already serving (listening, ready or serving requests).
     pub serving_since: Option<u64>,
+    /// The first request the server answered after it (an HTTP access
+    /// line, from any of the run's writers), when code caught it.
+    pub answered_after: Option<u64>,
     /// What its exception line says of a process's end (a child killed by
     /// a signal, a task killed for memory), when a fate rule read it:
     /// the category and whether it names a cause by itself.
@@ -503,6 +512,32 @@ impl RunState {
             || self.findings.iter().any(|f| still(f.outlived, f.writer));
         if !awaited {
             self.awaited_writers.retain(|&w| w != writer);
+        }
+    }
+
+    /// Does a caught failure wait for a sign that the server went on?
+    pub fn awaits_an_answer(&self) -> bool {
+        self.failures.iter().any(|f| f.caught && f.answered_after.is_none())
+            || self.findings.iter().any(|f| f.caught && f.answered_after.is_none())
+    }
+
+    /// Records a request the server answered (`line`, an HTTP access
+    /// line): the failures code caught and logged before it, in whichever
+    /// of its processes, did not end the service, unless a death was
+    /// logged between them (then the answer is a survivor's).
+    pub fn note_answered(&mut self, line: u64) {
+        let last_terminal = self.last_terminal;
+        for failure in self.failures.iter_mut().filter(|f| f.caught && f.answered_after.is_none()) {
+            let died_after = last_terminal.is_some_and(|t| t > failure.last_line);
+            if failure.last_line < line && !died_after {
+                failure.answered_after = Some(line);
+            }
+        }
+        for finding in self.findings.iter_mut().filter(|f| f.caught && f.answered_after.is_none()) {
+            let died_after = last_terminal.is_some_and(|t| t > finding.event_last);
+            if finding.event_last < line && !died_after {
+                finding.answered_after = Some(line);
+            }
         }
     }
 

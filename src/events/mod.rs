@@ -232,6 +232,17 @@ impl Grouper {
                 if role == LineRole::TracebackHeader {
                     open.event.kind = EventKind::Traceback;
                 }
+                // An error record under which a native backtrace is printed
+                // (TensorRT-LLM's `[E] …` then `1       0x7fac… f() + 97`)
+                // is a dump of a native failure, like faulthandler's.
+                let error_record = matches!(open.event.lines[0].level, Some(Level::Error | Level::Critical));
+                if open.event.kind == EventKind::Record
+                    && error_record
+                    && kind == LineKind::NativeFrame
+                    && traceback::is_numbered_native_frame(message)
+                {
+                    open.event.kind = EventKind::FaultDump;
+                }
                 open.state = state;
                 open.last_touched = number;
                 open.event.lines.push(owned_line(number, offset, text, record, role));
@@ -618,6 +629,9 @@ fn continuation(
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
             LineKind::Header => None,
+            // A record of a logger's own (`INFO:     … "POST /v1/models
+            // HTTP/1.1" 503`) is the next record, not more of the message.
+            _ if record.level.is_some() && !record.app_header => None,
             _ if n < MAX_EXCEPTION_TEXT => Some((State::ExceptionText(n + 1), LineRole::ExceptionText)),
             _ => None,
         },

@@ -118,6 +118,38 @@ Current thread 0x0000fe47c000f200 (most recent call first):
 }
 
 #[test]
+fn an_error_record_over_a_native_backtrace_is_a_dump() {
+    // NVIDIA/TensorRT-LLM#5389 (2025-06): the executor's error, then the
+    // C++ backtrace TensorRT-LLM prints under it.
+    let log = "\
+[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [I] [Autotuner]: Autotuning process ends
+[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: Assertion failed
+1       0x7fac7ac778fd tensorrt_llm::common::throwRuntimeError(char const*, int, char const*) + 97
+2       0x7fac7ac7f699 /usr/local/lib/python3.12/dist-packages/tensorrt_llm/libs/libtensorrt_llm.so(+0x1d5e699) [0x7fac7ac7f699]";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].kind, EventKind::FaultDump);
+    assert_eq!(events[1].lines.len(), 3);
+    // Under an INFO record the same lines are only its continuation.
+    let events = group(&log.replace("[E] Failed", "[I] Failed"));
+    assert_eq!(events[1].kind, EventKind::Record);
+}
+
+#[test]
+fn a_loggers_record_after_an_exception_is_the_next_event() {
+    // xorbitsai/inference#5302 (2026-08): the API's access record right
+    // after the traceback its worker logged.
+    let log = "\
+Traceback (most recent call last):
+  File \"/x.py\", line 1, in wait_for_load
+RuntimeError: Engine core initialization failed. See root cause above.
+INFO uvicorn.access pid:1 10.0.0.1:34608 - \"POST /v1/models HTTP/1.1\" 503";
+    let events = group(log);
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].kind, EventKind::Record);
+}
+
+#[test]
 fn kernel_message_with_indented_continuation_lines() {
     let log = "\
 [ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0

@@ -80,6 +80,9 @@ pub fn classify(message: &str, place: Place) -> LineKind {
     // it opens like a frame or a chain separator.
     let bytes = message.as_bytes();
     if let Some(&first) = bytes.first() {
+        if first.is_ascii_digit() && is_numbered_native_frame(message) {
+            return LineKind::NativeFrame;
+        }
         let opens_otherwise = matches!(first, b'F' | b'T' | b'D' | b'f')
             && OTHER_OPENINGS.iter().any(|opening| message.starts_with(opening));
         if first.is_ascii_alphanumeric() && !opens_otherwise && ends_plainly(message) {
@@ -153,6 +156,11 @@ pub fn class_of_opening(opening: &str) -> Option<LineKind> {
     if !first.is_ascii_alphanumeric() || !OTHER_OPENINGS.iter().all(known) {
         return None;
     }
+    // Digits then a space may open a numbered native frame.
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 && bytes.get(digits).is_none_or(|&b| b == b' ') {
+        return None;
+    }
     if matches!(first, b'F' | b'T' | b'D' | b'f')
         && OTHER_OPENINGS.iter().any(|other| opening.starts_with(other))
     {
@@ -170,6 +178,23 @@ pub fn class_of_opening(opening: &str) -> Option<LineKind> {
         Some(_) => LineKind::Exception,
         None => LineKind::Other,
     })
+}
+
+/// A numbered frame of a native backtrace as TensorRT(-LLM) and glibc's
+/// `backtrace_symbols` users print it: `1       0x7fac7ac778fd
+/// tensorrt_llm::common::throwRuntimeError(…) + 97` (a number, spaces, an
+/// address of at least eight hex digits, a space).
+pub fn is_numbered_native_frame(message: &str) -> bool {
+    let bytes = message.as_bytes();
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    let spaces = bytes[digits..].iter().take_while(|&&b| b == b' ').count();
+    let address = &bytes[digits + spaces..];
+    let hex = address.get(2..).map_or(0, |rest| rest.iter().take_while(|b| b.is_ascii_hexdigit()).count());
+    (1..=3).contains(&digits)
+        && spaces > 0
+        && address.starts_with(b"0x")
+        && hex >= 8
+        && address.get(2 + hex).is_some_and(|&b| b == b' ')
 }
 
 fn is_caret_line(trimmed: &str) -> bool {
@@ -341,6 +366,14 @@ mod tests {
             LineKind::NativeFrame
         );
         assert_eq!(classify("ValueError: bad value \t ", Place::Outside), LineKind::Exception);
+        // NVIDIA/TensorRT-LLM#5389: the C++ backtrace under an executor's error.
+        assert_eq!(
+            classify("1       0x7fac7ac778fd tensorrt_llm::common::throwRuntimeError(char const*, int, char const*) + 97", Place::Outside),
+            LineKind::NativeFrame
+        );
+        assert_eq!(classify("12 0x7fac7ac778fd x", Place::Outside), LineKind::NativeFrame);
+        assert_eq!(classify("1 0x7f is the address", Place::Outside), LineKind::Other);
+        assert_eq!(classify("2 files changed", Place::Outside), LineKind::Other);
         assert_eq!(classify("Traceback (most recent call last):  ", Place::Outside), LineKind::Header);
         assert_eq!(classify("Stack (most recent call first): ", Place::Outside), LineKind::DumpHeader);
     }

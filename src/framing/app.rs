@@ -14,6 +14,8 @@
 //!   `WARNING:xformers:`, `INFO:root:`;
 //! - loguru's default format (Open WebUI, many Python servers):
 //!   `2025-06-02 19:01:50.302 | ERROR    | module:function:870 - `.
+//! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
+//!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `.
 
 use super::scan::{Fraction, Scan};
 use super::{Format, Level, Record};
@@ -26,7 +28,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| ray_core(line, pos, record))
         .or_else(|| rust_tracing(line, pos, record))
         .or_else(|| llama_cpp(line, pos, record))
-        .or_else(|| loguru(line, pos, record));
+        .or_else(|| loguru(line, pos, record))
+        .or_else(|| tensorrt_llm(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
@@ -34,7 +37,30 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         }
         None => pos,
     };
-    uvicorn_level(line, pos, record).or_else(|| python_logging(line, pos, record)).unwrap_or(pos)
+    if let Some(end) = uvicorn_level(line, pos, record).or_else(|| python_logging(line, pos, record)) {
+        return end;
+    }
+    if record.level.is_none() {
+        record.level = leading_level_word(&line[pos..]);
+    }
+    pos
+}
+
+/// The level of a message that opens with one in capitals and a space
+/// (`ERROR xinference.core.worker pid:41 … Failed to load model`, a vLLM
+/// record whose date was cut: `ERROR [hermes_tool_parser.py:110] …`):
+/// the word stays in the message, as no header format is known.
+fn leading_level_word(message: &str) -> Option<Level> {
+    const WORDS: [&str; 8] = ["DEBUG", "INFO", "NOTICE", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"];
+    let word = message.bytes().take_while(u8::is_ascii_uppercase).count();
+    let after = message.as_bytes().get(word..word + 2)?;
+    let spaced = matches!(after[0], b' ' | b'\t') && !after[1].is_ascii_whitespace();
+    let known = WORDS.contains(&&message[..word]);
+    if known && spaced {
+        Level::parse(&message[..word])
+    } else {
+        None
+    }
 }
 
 /// True if an application header that starts a new record begins at `pos`
@@ -325,5 +351,62 @@ fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     record.level = Some(level);
     record.time.get_or_insert(&line[pos..stamp_end]);
     record.formats.insert(Format::Loguru);
+    Some(s.pos)
+}
+
+/// TensorRT-LLM's loggers: the Python one's `[06/21/2025-01:30:42]
+/// [TRT-LLM] [RANK 0] [E] ` (a level letter: V, I, W, E or F) and the C++
+/// one's `[TensorRT-LLM][ERROR] `, `[TensorRT-LLM][RANK 0][INFO] `.
+fn tensorrt_llm<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let mut time = None;
+    if !s.lit("[TensorRT-LLM]") {
+        // The Python logger: a stamp, then its tag.
+        let stamp = s.byte(b'[')
+            && s.digits(2, 2).is_some()
+            && s.byte(b'/')
+            && s.digits(2, 2).is_some()
+            && s.byte(b'/')
+            && s.digits(4, 4).is_some()
+            && s.byte(b'-')
+            && s.clock(Fraction::Optional)
+            && s.byte(b']');
+        if !(stamp && s.lit(" [TRT-LLM]")) {
+            return None;
+        }
+        time = Some(&line[pos + 1..s.pos - 11]);
+    }
+    s.spaces();
+    let mut ranks = None;
+    if s.lit("[RANK ") {
+        let at = s.pos - 5;
+        s.digits(1, 5)?;
+        if !s.byte(b']') {
+            return None;
+        }
+        ranks = Some(&line[at..s.pos - 1]);
+        s.spaces();
+    }
+    if !s.byte(b'[') {
+        return None;
+    }
+    let word_at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = match &line[word_at..word_at + word] {
+        "V" | "VERBOSE" => Level::Debug,
+        other => Level::parse(other)?,
+    };
+    if !s.byte(b']') {
+        return None;
+    }
+    s.spaces();
+    record.level = Some(level);
+    if let Some(ranks) = ranks {
+        record.ranks = Some(ranks);
+    }
+    if let Some(time) = time {
+        record.time.get_or_insert(time);
+    }
+    record.formats.insert(Format::TensorrtLlm);
     Some(s.pos)
 }

@@ -120,6 +120,7 @@ crate::named_enum! {
         Uvicorn = "uvicorn",
         PythonLogging = "python-logging",
         Loguru = "loguru",
+        TensorrtLlm = "tensorrt-llm",
         TorchC10 = "torch-c10",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",

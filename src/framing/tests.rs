@@ -266,3 +266,23 @@ fn multi_byte_text_where_a_tag_is_looked_for_does_not_panic() {
     let _ = frame_line(&line);
     let _ = frame_line("(█ pid=1) █");
 }
+
+#[test]
+fn tensorrt_llms_loggers_give_the_level_and_the_rank() {
+    // NVIDIA/TensorRT-LLM#5389 (2025-06): the Python logger, with a rank.
+    let error =
+        first("[06/21/2025-01:30:42] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: boom");
+    assert_eq!(error.level, Some(Level::Error));
+    assert_eq!(error.ranks, Some("RANK 0"));
+    assert_eq!(error.time, Some("06/21/2025-01:30:42"));
+    assert_eq!(error.message, "Failed to initialize executor on rank 0: boom");
+    let info = first("[07/24/2025-08:18:47] [TRT-LLM] [I] Compute capability: (9, 0)");
+    assert_eq!(info.level, Some(Level::Info));
+    assert!(info.formats.contains(Format::TensorrtLlm));
+    // The C++ logger.
+    let warning = first("[TensorRT-LLM][WARNING] [kv cache manager] Fewer blocks than requested");
+    assert_eq!(warning.level, Some(Level::Warning));
+    assert_eq!(warning.message, "[kv cache manager] Fewer blocks than requested");
+    // Not a tag of its own: a message that quotes one.
+    assert_eq!(first("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed").level, None);
+}
