@@ -255,9 +255,13 @@ fn an_error_caught_and_logged_while_serving_is_a_requests_failure() {
     let report = json(&out);
     let why = report["runs"][0]["benign"][0]["why"].as_str().unwrap();
     assert!(why.contains("caught and logged it while serving"), "{why}");
-    // The same error before the server listened ends the launch.
-    let before_listening: String =
-        log.lines().filter(|l| !l.contains("Running on")).map(|l| format!("{l}\n")).collect();
+    // Before the server listened, with no handler's words announcing it
+    // (the traceback alone), the same error ends the launch.
+    let before_listening: String = log
+        .lines()
+        .filter(|l| !l.contains("Running on") && !l.contains("Error during inference"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let out = run_stdin(&["--format", "json", "-"], before_listening.as_bytes());
     assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
 }
@@ -279,4 +283,37 @@ fn a_server_that_answers_after_a_caught_failure_went_on() {
         log.lines().filter(|l| !l.contains("uvicorn.access")).map(|l| format!("{l}\n")).collect();
     let out = run_stdin(&["--format", "json", "-"], unanswered.as_bytes());
     assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
+
+#[test]
+fn an_error_its_handler_announced_is_not_the_process_end_by_itself() {
+    // oobabooga/text-generation-webui#6908 (2025): the web UI's load
+    // handler logs `ERROR Failed to load the model.` and the traceback it
+    // caught; the UI stays up, and the paste ends there.
+    let log = std::fs::read_to_string(fixture("textgen-6908")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let why = json(&out)["runs"][0]["benign"][0]["why"].as_str().unwrap().to_string();
+    assert!(why.contains("caught it and logged what failed"), "{why}");
+    // The same traceback with nothing that caught it is the process's end.
+    let bare: String =
+        log.lines().filter(|l| !l.contains("Failed to load the model")).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], bare.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(json(&out)["root_cause"]["category"], "import-error");
+}
+
+#[test]
+fn a_record_at_a_fatal_level_ends_its_writer_unless_it_goes_on() {
+    // mudler/LocalAI#6954 (2025): zerolog's `FTL` as LocalAI gives up.
+    let log = std::fs::read_to_string(fixture("localai-6954")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let report = json(&out);
+    let evidence = report["root_cause"]["evidence"][0]["text"].as_str().unwrap();
+    assert!(evidence.contains("FTL Error running the application"), "{evidence}");
+    // A writer that logs on after it was not ended by it.
+    let went_on = format!("{log}3:00PM INF core/startup process completed!\n");
+    let out = run_stdin(&["--format", "json", "-"], went_on.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }

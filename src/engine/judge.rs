@@ -232,6 +232,9 @@ enum Standing {
     WentOn(u64),
     /// Code caught it, and the server answered this request after it.
     Answered(u64),
+    /// Code caught it and said what failed, and nothing after says the
+    /// process ended.
+    CaughtAndAnnounced,
 }
 
 /// `hung`: the run hung before any operator stop, so what the stop brings
@@ -257,10 +260,21 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     if let Some(line) = went_on(run, finding.outlived) {
         return Standing::WentOn(line);
     }
-    match went_on(run, finding.answered_after) {
-        Some(line) => Standing::Answered(line),
-        None => Standing::Active,
+    if let Some(line) = went_on(run, finding.answered_after) {
+        return Standing::Answered(line);
     }
+    // An error its writer may outlive, in a traceback the catcher
+    // announced, with nothing after it that says the process ended, no
+    // phase to say it was starting and no other cause in the run (see
+    // `caught_while_serving`).
+    let outlivable = finding.writer.is_some() && finding.announced;
+    let ended_after = run.last_terminal.is_some_and(|t| t > finding.event_last);
+    let alone = !run.findings.iter().any(|f| f.role == Role::Cause && f.line != finding.line)
+        && run.failures.iter().all(|f| f.announced);
+    if outlivable && alone && !ended_after && phase_unknown(run) {
+        return Standing::CaughtAndAnnounced;
+    }
+    Standing::Active
 }
 
 /// Did the run outlive a failure that ended at line `event_last`? It did
@@ -316,17 +330,36 @@ fn failure_survival(places: Places<'_>, run: &RunState, failure: &Failure) -> Op
 /// A failure the process caught and logged while it was already serving
 /// is one request's or task's, unless a death came after it: a server
 /// that catches an error goes on, and the log ending there (a paste cut
-/// after the traceback) does not say otherwise. Before the server served,
-/// a caught error usually ends the launch, so it still counts.
+/// after the traceback) does not say otherwise. During start-up a caught
+/// error usually ends the launch, so it still counts; where the log shows
+/// no phase at all, one the catcher announced in its own words does not.
 fn caught_while_serving(places: Places<'_>, run: &RunState, failure: &Failure) -> Option<String> {
-    let serving_since = failure.serving_since.filter(|_| failure.caught)?;
     if run.last_terminal.is_some_and(|t| t >= failure.first_line) {
         return None;
     }
-    Some(format!(
-        "the process caught and logged it while serving (since {}), and nothing ended after it: one request's failure",
-        places.cite(serving_since)
-    ))
+    // A traceback whose top was cut off (no header, no outermost frame)
+    // may be a caught one: while the server serves, nothing says it is not.
+    if let Some(serving_since) = failure.serving_since.filter(|_| failure.caught || failure.topless) {
+        return Some(format!(
+            "the process caught and logged it while serving (since {}), and nothing ended after it: one request's failure",
+            places.cite(serving_since)
+        ));
+    }
+    // Nothing says the process was starting: a handler that announces
+    // what failed (`logger.exception("Failed to load the model.")`) and
+    // nothing after it that says the process ended is the handler's end,
+    // not the process's; unless the run has a cause of another kind.
+    let alone = !run.findings.iter().any(|f| f.role == Role::Cause);
+    (failure.announced && alone && phase_unknown(run)).then(|| CAUGHT_AND_ANNOUNCED.to_string())
+}
+
+const CAUGHT_AND_ANNOUNCED: &str =
+    "the process caught it and logged what failed, and nothing in the log says the process ended";
+
+/// Does the log show no phase of the run: no start marker, no readiness,
+/// no progress?
+fn phase_unknown(run: &RunState) -> bool {
+    run.max_stage.is_none() && run.ready.is_none() && run.last_progress.is_none()
 }
 
 /// The failures no rule names that the run did not outlive; the others
@@ -455,6 +488,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                 }
                 Standing::WentOn(line) => went_on_why(places, line),
                 Standing::Answered(line) => answered_why(places, line),
+                Standing::CaughtAndAnnounced => CAUGHT_AND_ANNOUNCED.to_string(),
             }
         };
         set_aside.push(f.line);

@@ -229,8 +229,10 @@ impl<'r> Engine<'r> {
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
         // Most events are one record that at most marks progress: nothing
-        // below concerns them.
-        if event.kind == EventKind::Record && matches.iter().all(|m| m.role == Role::Marker) {
+        // below concerns them, unless it is at a fatal level.
+        let fatal_record = event.kind == EventKind::Record && opening.level == Some(Level::Fatal);
+        if event.kind == EventKind::Record && !fatal_record && matches.iter().all(|m| m.role == Role::Marker)
+        {
             return;
         }
 
@@ -338,7 +340,10 @@ impl<'r> Engine<'r> {
                     || names_panic
                     || (on_exception(m) && (role == Role::Benign || (role == Role::Symptom && !silenced(m))))
             });
-        if matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) && !recognised {
+        // A record at a fatal level (`FATAL`, zerolog's `FTL`, glog's `F`)
+        // says its program gives up, by the logging convention.
+        if (matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) || fatal_record) && !recognised
+        {
             run.add_failure(failure_of(event, writer, fate_within));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
@@ -364,7 +369,9 @@ impl<'r> Engine<'r> {
             self.matches.clear();
             self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
-            if self.matches.iter().all(|m| m.role == Role::Marker) {
+            // A record at a fatal level is a failure's, even when no rule names it.
+            let fatal = record.level == Some(Level::Fatal);
+            if !fatal && self.matches.iter().all(|m| m.role == Role::Marker) {
                 routed = Some(index);
             }
         }
@@ -666,6 +673,7 @@ fn finding(
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
         caught: event.kind == EventKind::Traceback && !reaches_top_level(event) && is_caught(event),
+        announced: event.kind == EventKind::Traceback && !reaches_top_level(event) && is_announced(event),
         answered_after: None,
         // An error its writer may outlive; a death is not outlived.
         writer: writer_key.filter(|_| matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m)),
@@ -708,6 +716,9 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
             true => shorten(root.message().trim(), 160),
             false => format!("Unrecognised failure: {}", shorten(root.message().trim(), 120)),
         }
+    } else if event.kind == EventKind::Record {
+        evidence.push(evidence_line(first));
+        format!("Unrecognised fatal error: {}", shorten(first.message().trim(), 120))
     } else if event.kind == EventKind::FaultDump {
         evidence.push(evidence_line(first));
         match event.lines.iter().find(|l| l.role == LineRole::ExceptionText) {
@@ -751,23 +762,39 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         // before it.
         warning: liveness::is_warning(decisive.level, decisive.message()) && !top_level,
         caught: !top_level && is_caught(event),
+        announced: !top_level && is_announced(event),
         serving_since: None,
         answered_after: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
+        topless: event.kind == EventKind::Traceback
+            && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
     }
 }
 
-/// Did the traceback's exception propagate to the program's top level (a
-/// frame of the main script's `<module>`, or of `python -m`'s
+/// Did the traceback's exception propagate to the program's top level (an
+/// outermost frame of the main script's `<module>`, or of `python -m`'s
 /// `_run_module_as_main`)? Then nothing caught it: no logger printed it as
 /// a warning.
 fn reaches_top_level(event: &Event) -> bool {
-    event.kind == EventKind::Traceback
-        && event.lines.iter().filter(|l| l.role == LineRole::Frame).any(|l| {
+    if event.kind != EventKind::Traceback {
+        return false;
+    }
+    // The outermost frame of each traceback of the chain (the first after
+    // its header): a `<module>` frame deeper down is an import's.
+    let mut outermost_next = true;
+    event.lines.iter().any(|l| match l.role {
+        LineRole::TracebackHeader => {
+            outermost_next = true;
+            false
+        }
+        LineRole::Frame if outermost_next => {
+            outermost_next = false;
             crate::events::traceback::parse_frame(l.message().trim())
                 .is_some_and(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
-        })
+        }
+        _ => false,
+    })
 }
 
 /// Was the traceback logged by code that caught its exception: an error
@@ -776,15 +803,57 @@ fn reaches_top_level(event: &Event) -> bool {
 /// it fatal (`EngineCore encountered a fatal error.`); the caller rules
 /// out one that reached the program's top level.
 fn is_caught(event: &Event) -> bool {
-    let logged =
-        |level: Option<Level>| matches!(level, Some(Level::Error | Level::Warning | Level::Critical));
     let Some(header) = event.lines.iter().position(|l| l.role == LineRole::TracebackHeader) else {
         return false;
     };
+    event.kind == EventKind::Traceback
+        && !announced_as_fatal(event)
+        && (is_announced(event) || logged(event.lines[header].level))
+}
+
+/// Was the traceback opened by a logger's record with words of its own
+/// (`logger.exception("Failed to load the model.")`), not only by a
+/// header that carries a level (`ERROR:    Traceback …`, a traceback's
+/// text logged as the message)? Not when those words call it fatal.
+fn is_announced(event: &Event) -> bool {
+    let header = event.lines.iter().position(|l| l.role == LineRole::TracebackHeader);
     let first = &event.lines[0];
-    let fatal = first.message().to_ascii_lowercase().contains("fatal");
-    let announced = header > 0 && first.role == LineRole::Text && logged(first.level);
-    event.kind == EventKind::Traceback && !fatal && (announced || logged(event.lines[header].level))
+    let opened = header.is_some_and(|h| h > 0) && first.role == LineRole::Text && logged(first.level);
+    event.kind == EventKind::Traceback && opened && !announced_as_fatal(event)
+}
+
+/// Does the record that opened the traceback call it fatal, say that
+/// what failed ends (`Exception in Replica(…), the replica will be
+/// stopped.`), or that it could not start (`EngineCore failed to start.`)?
+fn announced_as_fatal(event: &Event) -> bool {
+    const ENDING: [&str; 20] = [
+        "fatal",
+        "failed to start",
+        "failed to initialize",
+        "failed to initialise",
+        "failed to launch",
+        "failed to boot",
+        "startup failed",
+        "start-up failed",
+        "initialization failed",
+        "will be stopped",
+        "will be killed",
+        "will be terminated",
+        "will exit",
+        "will terminate",
+        "will now exit",
+        "shutting down",
+        "terminating",
+        "exiting",
+        "aborting",
+        "giving up",
+    ];
+    let announcement = event.lines[0].message().to_ascii_lowercase();
+    ENDING.iter().any(|words| announcement.contains(words))
+}
+
+fn logged(level: Option<Level>) -> bool {
+    matches!(level, Some(Level::Error | Level::Warning | Level::Critical | Level::Fatal))
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

@@ -101,6 +101,9 @@ pub struct Finding {
     /// It is in a traceback that code caught and logged (not one that
     /// reached the program's top level).
     pub caught: bool,
+    /// The code that caught it announced it in words of its own (an
+    /// error record then the traceback), not calling it fatal.
+    pub announced: bool,
     /// The first request the server answered after its event, when it
     /// was caught (see [`RunState::note_answered`]).
     pub answered_after: Option<u64>,
@@ -131,6 +134,9 @@ pub struct Failure {
     /// never reached the program's top level, and the catcher did not
     /// call it fatal.
     pub caught: bool,
+    /// Code caught it and announced it with words of its own (an error
+    /// record then its traceback), and they do not call it fatal.
+    pub announced: bool,
     /// The line of the run's last progress before it, when the run was
     /// already serving (listening, ready or serving requests).
     pub serving_since: Option<u64>,
@@ -144,6 +150,9 @@ pub struct Failure {
     /// A traceback with frames and no exception line: its decisive line
     /// is elsewhere (a paste that split it from its frames).
     pub headless: bool,
+    /// A traceback whose top was cut off: frames (or only its exception)
+    /// with no `Traceback (most recent call last):` header above them.
+    pub topless: bool,
 }
 
 /// Who wrote a line: the fields of its prefixes that tell writers apart

@@ -235,7 +235,8 @@ impl Grouper {
                 // An error record under which a native backtrace is printed
                 // (TensorRT-LLM's `[E] …` then `1       0x7fac… f() + 97`)
                 // is a dump of a native failure, like faulthandler's.
-                let error_record = matches!(open.event.lines[0].level, Some(Level::Error | Level::Critical));
+                let error_record =
+                    matches!(open.event.lines[0].level, Some(Level::Error | Level::Critical | Level::Fatal));
                 if open.event.kind == EventKind::Record
                     && error_record
                     && kind == LineKind::NativeFrame
@@ -565,13 +566,15 @@ fn continuation(
                 Some((State::Single, LineRole::Text))
             }
             // `logger.exception("…")` (or `exc_info=True`) under a one-line
-            // header: the error record, then its traceback without prefixes.
+            // header: the error record, then its traceback without the
+            // header (bare, or under the stream's own tag: Ray's
+            // `(ServeController pid=36912) `).
             LineKind::Header
-                if record.is_bare()
+                if (record.is_bare() || (!record.app_header && record.level.is_none()))
                     && open.event.lines.len() == 1
                     && matches!(
                         open.event.lines[0].level,
-                        Some(Level::Warning | Level::Error | Level::Critical)
+                        Some(Level::Warning | Level::Error | Level::Critical | Level::Fatal)
                     ) =>
             {
                 Some((State::Frames, LineRole::TracebackHeader))

@@ -14,6 +14,9 @@
 //!   `WARNING:xformers:`, `INFO:root:`;
 //! - loguru's default format (Open WebUI, many Python servers):
 //!   `2025-06-02 19:01:50.302 | ERROR    | module:function:870 - `.
+//! - Python logging's cookbook format, `%(asctime)s - %(name)s -
+//!   %(levelname)s - %(message)s` (with or without the name):
+//!   `2025-08-12 19:40:24,526 - app - ERROR - `;
 //! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
 //!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `.
 
@@ -29,7 +32,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| rust_tracing(line, pos, record))
         .or_else(|| llama_cpp(line, pos, record))
         .or_else(|| loguru(line, pos, record))
-        .or_else(|| tensorrt_llm(line, pos, record));
+        .or_else(|| tensorrt_llm(line, pos, record))
+        .or_else(|| python_dashed(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
@@ -52,15 +56,41 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
 /// the word stays in the message, as no header format is known.
 fn leading_level_word(message: &str) -> Option<Level> {
     const WORDS: [&str; 8] = ["DEBUG", "INFO", "NOTICE", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL"];
-    let word = message.bytes().take_while(u8::is_ascii_uppercase).count();
-    let after = message.as_bytes().get(word..word + 2)?;
-    let spaced = matches!(after[0], b' ' | b'\t') && !after[1].is_ascii_whitespace();
-    let known = WORDS.contains(&&message[..word]);
-    if known && spaced {
-        Level::parse(&message[..word])
-    } else {
-        None
+    // After a time of day, zerolog's console abbreviations too.
+    const ABBREVIATIONS: [(&str, Level); 7] = [
+        ("TRC", Level::Debug),
+        ("DBG", Level::Debug),
+        ("INF", Level::Info),
+        ("WRN", Level::Warning),
+        ("ERR", Level::Error),
+        ("FTL", Level::Fatal),
+        ("PNC", Level::Fatal),
+    ];
+    let after_clock = after_time_of_day(message);
+    let text = after_clock.unwrap_or(message);
+    let word = text.bytes().take_while(u8::is_ascii_uppercase).count();
+    let rest = text.get(word..)?;
+    let spaced = rest.starts_with([' ', '\t']) && !rest.trim_start().is_empty();
+    if !spaced {
+        return None;
     }
+    let name = &text[..word];
+    if WORDS.contains(&name) {
+        return Level::parse(name);
+    }
+    let abbreviation = ABBREVIATIONS.iter().find(|(short, _)| *short == name);
+    abbreviation.filter(|_| after_clock.is_some()).map(|&(_, level)| level)
+}
+
+/// The text after a leading time of day and its spaces: `01:29:35-222345 `
+/// (text-generation-webui), `15:20:22,969 `, `3:00PM ` (zerolog's console).
+fn after_time_of_day(message: &str) -> Option<&str> {
+    let token_end = message.find([' ', '\t'])?;
+    let token = &message[..token_end];
+    let digits = token.trim_end_matches(['A', 'P', 'M']);
+    let shape = digits.bytes().all(|b| b.is_ascii_digit() || matches!(b, b':' | b'.' | b',' | b'-'));
+    let clock = digits.contains(':') && digits.starts_with(|c: char| c.is_ascii_digit());
+    (shape && clock).then(|| message[token_end..].trim_start_matches([' ', '\t']))
 }
 
 /// True if an application header that starts a new record begins at `pos`
@@ -168,7 +198,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
         b'E' => Level::Error,
         b'W' => Level::Warning,
         b'I' => Level::Info,
-        b'F' => Level::Critical,
+        b'F' => Level::Fatal,
         _ => return None,
     };
     s.pos += 1;
@@ -210,7 +240,7 @@ fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     s.take_while(|b| b.is_ascii_uppercase());
     // Ray prints its FATAL level (which aborts the process) as `C`.
     let level = match &line[level_at..s.pos] {
-        "C" => Level::Critical,
+        "C" => Level::Fatal,
         word => Level::parse(word)?,
     };
     if !(s.byte(b' ')
@@ -408,5 +438,44 @@ fn tensorrt_llm<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
         record.time.get_or_insert(time);
     }
     record.formats.insert(Format::TensorrtLlm);
+    Some(s.pos)
+}
+
+/// Python logging's cookbook format: `2025-08-12 19:40:24,526 - app -
+/// ERROR - ` (`%(asctime)s - %(name)s - %(levelname)s - `), or without
+/// the logger's name.
+fn python_dashed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.date() && s.byte(b' ') && s.clock(Fraction::Never)) {
+        return None;
+    }
+    if s.byte(b',') || s.byte(b'.') {
+        s.digits(1, 9)?;
+    }
+    let stamp_end = s.pos;
+    if !s.lit(" - ") {
+        return None;
+    }
+    let level_after = |s: &mut Scan<'a>| {
+        let at = s.pos;
+        let word = s.take_while(|b| b.is_ascii_uppercase());
+        let level = Level::parse(&line[at..at + word]).filter(|_| word >= 4)?;
+        s.lit(" - ").then_some(level)
+    };
+    let save = s;
+    let level = match level_after(&mut s) {
+        Some(level) => level,
+        None => {
+            s = save;
+            let name = s.take_while(|b| b != b' ');
+            if name == 0 || !s.lit(" - ") {
+                return None;
+            }
+            level_after(&mut s)?
+        }
+    };
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::PythonLogging);
     Some(s.pos)
 }

@@ -45,8 +45,11 @@ pub enum Level {
     Warning,
     /// ERROR, `[E…]`.
     Error,
-    /// CRITICAL, FATAL, `[F…]`.
+    /// CRITICAL, CRIT.
     Critical,
+    /// FATAL, `[F…]`, zerolog's `FTL`: by the logging convention, the
+    /// program gives up after it (Go's `log.Fatal`, glog's `LOG(FATAL)`).
+    Fatal,
 }
 
 impl Level {
@@ -66,8 +69,8 @@ impl Level {
             ("D", Level::Debug),
             ("NOTICE", Level::Notice),
             ("CRITICAL", Level::Critical),
-            ("FATAL", Level::Critical),
-            ("F", Level::Critical),
+            ("FATAL", Level::Fatal),
+            ("F", Level::Fatal),
             ("CRIT", Level::Critical),
         ];
         WORDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(word)).map(|&(_, level)| level)
@@ -82,6 +85,7 @@ impl Level {
             Level::Warning => "warning",
             Level::Error => "error",
             Level::Critical => "critical",
+            Level::Fatal => "fatal",
         }
     }
 }

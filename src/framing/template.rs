@@ -48,6 +48,19 @@ pub struct Layout {
     app_header: bool,
 }
 
+/// Did a level prefix of its own end the record's header (uvicorn's
+/// `INFO:     `, Python logging's `INFO:name:`)? Then the message after
+/// it is read no further.
+fn read_a_level_prefix(record: &Record<'_>) -> bool {
+    record.formats.contains(super::Format::Uvicorn) || record.formats.contains(super::Format::PythonLogging)
+}
+
+/// Does the message open with a date, a time or a bracket: where a
+/// header parser may read further than the template holds?
+fn opens_with_a_stamp(message: &str) -> bool {
+    message.starts_with(|c: char| c.is_ascii_digit() || c == '[')
+}
+
 impl Layout {
     /// The layout of `framed`, if a template can hold it: one record that
     /// starts the line, every field a part of it, and more message than the
@@ -61,7 +74,12 @@ impl Layout {
             && !record.formats.is_empty()
             && record.message_at + HEAD_OF_MESSAGE < line.len()
             && record.message.len() == line.len() - record.message_at
-            && line.as_bytes().first().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[');
+            && line.as_bytes().first().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[')
+            // Parsers read further than the template holds into a message
+            // that opens with a date or a bracket (loguru's and Python's
+            // stamps, TensorRT-LLM's `[06/21/2025-01:30:42] [TRT-LLM]`):
+            // one not read as a header now may be one in the next line.
+            && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message));
         if !simple {
             return None;
         }

@@ -286,3 +286,29 @@ fn tensorrt_llms_loggers_give_the_level_and_the_rank() {
     // Not a tag of its own: a message that quotes one.
     assert_eq!(first("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed").level, None);
 }
+
+#[test]
+fn python_loggings_cookbook_format_gives_the_level() {
+    // murtaza-nasir/speakr#65 (2025-08), under docker compose's prefix.
+    let error = first("speakr                  | 2025-08-12 19:40:24,526 - app - ERROR - ASR processing FAILED for recording 2");
+    assert_eq!(error.level, Some(Level::Error));
+    assert_eq!(error.message, "ASR processing FAILED for recording 2");
+    assert_eq!(error.time, Some("2025-08-12 19:40:24,526"));
+    let info = first("2025-01-01 10:00:00,417 - INFO - Model loaded");
+    assert_eq!(info.level, Some(Level::Info));
+    assert_eq!(info.message, "Model loaded");
+    // A dash in the message is no header.
+    assert_eq!(first("2025-01-01 10:00:00,417 - the server - started").level, None);
+}
+
+#[test]
+fn a_level_word_after_a_time_of_day_is_the_records_level() {
+    // oobabooga/text-generation-webui#6908 (2025).
+    assert_eq!(first("01:29:35-222345 ERROR    Failed to load the model.").level, Some(Level::Error));
+    // mudler/LocalAI#6954 (2025): zerolog's console writer.
+    assert_eq!(first("3:00PM FTL Error running the application").level, Some(Level::Fatal));
+    assert_eq!(first("3:00PM INF core/startup process completed!").level, Some(Level::Info));
+    // An abbreviation alone is no level; a word of the sentence is none.
+    assert_eq!(first("ERR something").level, None);
+    assert_eq!(first("12:00 is when ERROR rates peak").level, None);
+}

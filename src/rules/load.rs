@@ -352,7 +352,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             None => at.error(
                 level.span(),
                 &format!("unknown level '{}'", level.get_ref()),
-                "use debug, info, notice, warning, error or critical",
+                "use debug, info, notice, warning, error, critical or fatal",
             ),
         }
     }
