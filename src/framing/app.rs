@@ -71,20 +71,44 @@ fn leading_level_word(message: &str) -> Option<Level> {
     let word = text.bytes().take_while(u8::is_ascii_uppercase).count();
     let rest = text.get(word..)?;
     let spaced = rest.starts_with([' ', '\t']) && !rest.trim_start().is_empty();
-    if !spaced {
-        return None;
-    }
     let name = &text[..word];
-    if WORDS.contains(&name) {
+    if spaced && WORDS.contains(&name) {
         return Level::parse(name);
     }
     let abbreviation = ABBREVIATIONS.iter().find(|(short, _)| *short == name);
-    abbreviation.filter(|_| after_clock.is_some()).map(|&(_, level)| level)
+    if let Some(&(_, level)) = abbreviation.filter(|_| spaced && after_clock.is_some()) {
+        return Some(level);
+    }
+    // After a time stamp, a level word may follow the logger's name and
+    // the process id (`2025-05-14 20:27:38,150 xinference.core.model 633
+    // ERROR    …`): the next two words are looked at, whole words only.
+    // Those words must look like a name or a number, not like prose.
+    let name_like = |t: &str| t.bytes().all(|b| b.is_ascii_digit()) || t.contains(['.', '_', ':', '[', '(']);
+    let mut tokens = text.split([' ', '\t']).filter(|t| !t.is_empty());
+    let mut level = None;
+    for token in tokens.by_ref().take(3) {
+        if WORDS.contains(&token) {
+            level = Level::parse(token);
+            break;
+        }
+        if !name_like(token) {
+            return None;
+        }
+    }
+    let followed = tokens.next().is_some();
+    level.filter(|_| followed && after_clock.is_some())
 }
 
-/// The text after a leading time of day and its spaces: `01:29:35-222345 `
-/// (text-generation-webui), `15:20:22,969 `, `3:00PM ` (zerolog's console).
+/// The text after a leading time of day (and a date before it) and its
+/// spaces: `01:29:35-222345 ` (text-generation-webui), `2025-05-14
+/// 20:27:38,150 `, `3:00PM ` (zerolog's console).
 fn after_time_of_day(message: &str) -> Option<&str> {
+    // A date before it: `2025-05-14 `, `2025/05/14 `.
+    let dated = message.get(..11).is_some_and(|d| {
+        let b = d.as_bytes();
+        b[..4].iter().all(u8::is_ascii_digit) && matches!(b[4], b'-' | b'/') && b[10] == b' '
+    });
+    let message = if dated { &message[11..] } else { message };
     let token_end = message.find([' ', '\t'])?;
     let token = &message[..token_end];
     let digits = token.trim_end_matches(['A', 'P', 'M']);

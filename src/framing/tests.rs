@@ -308,6 +308,12 @@ fn a_level_word_after_a_time_of_day_is_the_records_level() {
     // mudler/LocalAI#6954 (2025): zerolog's console writer.
     assert_eq!(first("3:00PM FTL Error running the application").level, Some(Level::Fatal));
     assert_eq!(first("3:00PM INF core/startup process completed!").level, Some(Level::Info));
+    // xorbitsai/inference#3450 (2025-05): after the logger's name and pid.
+    assert_eq!(
+        first("2025-05-14 20:27:38,150 xinference.core.model 633 ERROR    [request 8cf9d2ce] Leave chat")
+            .level,
+        Some(Level::Error)
+    );
     // An abbreviation alone is no level; a word of the sentence is none.
     assert_eq!(first("ERR something").level, None);
     assert_eq!(first("12:00 is when ERROR rates peak").level, None);
