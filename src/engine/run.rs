@@ -264,6 +264,9 @@ pub struct RunState {
     /// The writers of the errors not yet outlived ([`Writer::key`]): a
     /// line of one of them is checked for being ordinary.
     pub awaited_writers: Vec<u64>,
+    /// How many caught errors may still wait for a request answered after
+    /// them (at least that many: it is counted again when one comes).
+    answers_awaited: usize,
     /// What its progress lines said (none until one came).
     pub vitals: Option<Box<Recorder>>,
     /// The arguments it was launched with, when it printed them.
@@ -301,6 +304,7 @@ impl RunState {
             failures: Vec::new(),
             cut_traceback: None,
             awaited_writers: Vec::new(),
+            answers_awaited: 0,
             vitals: None,
             args: None,
             last_stamp: PrintedStamp::default(),
@@ -479,6 +483,7 @@ impl RunState {
             self.dropped += 1;
             return;
         }
+        self.answers_awaited += usize::from(finding.caught);
         let at = self.findings.partition_point(|f| f.line <= finding.line);
         self.findings.insert(at, finding);
     }
@@ -490,6 +495,7 @@ impl RunState {
             self.failures.pop();
         }
         self.await_writer(failure.writer);
+        self.answers_awaited += usize::from(failure.caught);
         let serving_since = self.last_progress.filter(|&p| self.is_up() && p < failure.first_line);
         self.failures.push(Failure { serving_since, ..failure });
     }
@@ -526,8 +532,7 @@ impl RunState {
 
     /// Does a caught failure wait for a sign that the server went on?
     pub fn awaits_an_answer(&self) -> bool {
-        self.failures.iter().any(|f| f.caught && f.answered_after.is_none())
-            || self.findings.iter().any(|f| f.caught && f.answered_after.is_none())
+        self.answers_awaited > 0
     }
 
     /// Records a request the server answered (`line`, an HTTP access
@@ -548,6 +553,12 @@ impl RunState {
                 finding.answered_after = Some(line);
             }
         }
+        // Those a death came after wait for nothing more.
+        let waits =
+            |answered: Option<u64>, last: u64| answered.is_none() && last_terminal.is_none_or(|t| t <= last);
+        self.answers_awaited =
+            self.failures.iter().filter(|f| f.caught && waits(f.answered_after, f.last_line)).count()
+                + self.findings.iter().filter(|f| f.caught && waits(f.answered_after, f.event_last)).count();
     }
 
     /// Is `writer` the writer of an error not yet outlived?
