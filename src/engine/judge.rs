@@ -269,9 +269,7 @@ fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung: bool) -> S
     // `caught_while_serving`).
     let outlivable = finding.writer.is_some() && finding.announced;
     let ended_after = run.last_terminal.is_some_and(|t| t > finding.event_last);
-    let alone = !run.findings.iter().any(|f| f.role == Role::Cause && f.line != finding.line)
-        && run.failures.iter().all(|f| f.announced);
-    if outlivable && alone && !ended_after && phase_unknown(run) {
+    if outlivable && !ended_after && only_announced_errors(run) {
         return Standing::CaughtAndAnnounced;
     }
     Standing::Active
@@ -349,17 +347,19 @@ fn caught_while_serving(places: Places<'_>, run: &RunState, failure: &Failure) -
     // what failed (`logger.exception("Failed to load the model.")`) and
     // nothing after it that says the process ended is the handler's end,
     // not the process's; unless the run has a cause of another kind.
-    let alone = !run.findings.iter().any(|f| f.role == Role::Cause);
-    (failure.announced && alone && phase_unknown(run)).then(|| CAUGHT_AND_ANNOUNCED.to_string())
+    (failure.announced && only_announced_errors(run)).then(|| CAUGHT_AND_ANNOUNCED.to_string())
 }
 
 const CAUGHT_AND_ANNOUNCED: &str =
     "the process caught it and logged what failed, and nothing in the log says the process ended";
 
-/// Does the log show no phase of the run: no start marker, no readiness,
-/// no progress?
-fn phase_unknown(run: &RunState) -> bool {
-    run.max_stage.is_none() && run.ready.is_none() && run.last_progress.is_none()
+/// Does the run show no phase (no start marker, readiness or progress) and
+/// no error but those a handler caught and announced: no cause outside a
+/// caught traceback, no failure unannounced?
+fn only_announced_errors(run: &RunState) -> bool {
+    let phase_unknown = run.max_stage.is_none() && run.ready.is_none() && run.last_progress.is_none();
+    let causes_announced = run.findings.iter().filter(|f| f.role == Role::Cause).all(|f| f.announced);
+    phase_unknown && causes_announced && run.failures.iter().all(|f| f.announced)
 }
 
 /// The failures no rule names that the run did not outlive; the others

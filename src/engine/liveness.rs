@@ -57,7 +57,7 @@ const NOT_ORDINARY: [&str; 33] = [
 /// with its work? An INFO (or unlabelled) line with some words in it that
 /// speaks of neither an end nor a failure.
 pub fn is_ordinary(level: Option<Level>, message: &str) -> bool {
-    if matches!(level, Some(Level::Warning | Level::Error | Level::Critical | Level::Fatal)) {
+    if level.is_some_and(Level::is_trouble) {
         return false;
     }
     let letters = message.bytes().filter(u8::is_ascii_alphabetic).count();

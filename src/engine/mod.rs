@@ -616,6 +616,7 @@ fn finding(
 ) -> Finding {
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
+    let handling = Handling::of(event);
     let mut evidence = vec![evidence_line(line)];
     let explains_failure = matches!(m.role, Role::Cause | Role::Confirm);
     if event.kind == EventKind::Traceback && explains_failure {
@@ -672,8 +673,8 @@ fn finding(
         count: 1,
         silenced,
         summary: line.formats.contains(Format::SystemctlStatus),
-        caught: event.kind == EventKind::Traceback && !reaches_top_level(event) && is_caught(event),
-        announced: event.kind == EventKind::Traceback && !reaches_top_level(event) && is_announced(event),
+        caught: handling.caught,
+        announced: handling.announced,
         answered_after: None,
         // An error its writer may outlive; a death is not outlived.
         writer: writer_key.filter(|_| matches!(m.role, Role::Cause | Role::Symptom) && !terminal(rules, m)),
@@ -750,6 +751,7 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
     let top_level = reaches_top_level(event);
+    let handling = Handling::of(event);
     Failure {
         title,
         evidence,
@@ -761,8 +763,8 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         // the interpreter as the process ended, whatever warning came
         // before it.
         warning: liveness::is_warning(decisive.level, decisive.message()) && !top_level,
-        caught: !top_level && is_caught(event),
-        announced: !top_level && is_announced(event),
+        caught: handling.caught,
+        announced: handling.announced,
         serving_since: None,
         answered_after: None,
         fate,
@@ -795,6 +797,22 @@ fn reaches_top_level(event: &Event) -> bool {
         }
         _ => false,
     })
+}
+
+/// How code handled a traceback's exception, by how it was printed.
+struct Handling {
+    /// Code caught and logged it (see [`is_caught`]), and it did not reach
+    /// the program's top level.
+    caught: bool,
+    /// And announced it in words of its own (see [`is_announced`]).
+    announced: bool,
+}
+
+impl Handling {
+    fn of(event: &Event) -> Handling {
+        let below_top = event.kind == EventKind::Traceback && !reaches_top_level(event);
+        Handling { caught: below_top && is_caught(event), announced: below_top && is_announced(event) }
+    }
 }
 
 /// Was the traceback logged by code that caught its exception: an error
@@ -853,7 +871,7 @@ fn announced_as_fatal(event: &Event) -> bool {
 }
 
 fn logged(level: Option<Level>) -> bool {
-    matches!(level, Some(Level::Error | Level::Warning | Level::Critical | Level::Fatal))
+    level.is_some_and(Level::is_trouble)
 }
 
 fn cut_traceback_of(event: &Event) -> CutTraceback {

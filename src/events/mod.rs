@@ -572,10 +572,7 @@ fn continuation(
             LineKind::Header
                 if (record.is_bare() || (!record.app_header && record.level.is_none()))
                     && open.event.lines.len() == 1
-                    && matches!(
-                        open.event.lines[0].level,
-                        Some(Level::Warning | Level::Error | Level::Critical | Level::Fatal)
-                    ) =>
+                    && open.event.lines[0].level.is_some_and(Level::is_trouble) =>
             {
                 Some((State::Frames, LineRole::TracebackHeader))
             }

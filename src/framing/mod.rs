@@ -76,6 +76,11 @@ impl Level {
         WORDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(word)).map(|&(_, level)| level)
     }
 
+    /// A warning or worse: what a logger prints of something going wrong.
+    pub fn is_trouble(self) -> bool {
+        self >= Level::Warning
+    }
+
     /// Lowercase name used in JSON and rule files.
     pub fn name(self) -> &'static str {
         match self {
