@@ -317,3 +317,48 @@ fn a_record_at_a_fatal_level_ends_its_writer_unless_it_goes_on() {
     let out = run_stdin(&["--format", "json", "-"], went_on.as_bytes());
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+#[test]
+fn a_message_of_two_lines_still_announces_the_traceback_after_it() {
+    // speakr (murtaza-nasir/speakr#65, 2025-08): `logger.exception` with
+    // httpx's two-line message; the service goes on to the next recording.
+    let log = std::fs::read_to_string(fixture("speakr-65")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let why = json(&out)["runs"][0]["benign"][0]["why"].as_str().unwrap().to_string();
+    assert!(why.contains("caught it and logged what failed"), "{why}");
+    // The same traceback without the record above it: nothing caught it.
+    let bare: String = log.lines().skip(3).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], bare.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
+
+#[test]
+fn an_error_its_writer_says_it_retries_decides_nothing() {
+    // THUDM/slime#63 (2025-07): the rollout buffer retries a request the
+    // server refused; its last words are a retry, not a parting error.
+    let log = std::fs::read_to_string(fixture("slime-pr63")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // Without the retry, the same error is the program's parting words.
+    let gave_up = log.replace(", retrying... (attempt 10/60)", "");
+    let gave_up: String =
+        gave_up.lines().filter(|l| !l.contains("RolloutRayActor")).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], gave_up.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
+
+#[test]
+fn a_stop_after_a_death_does_not_undo_it() {
+    // gensyn-ai/rl-swarm#219 (2025): bash reports the trainer Killed, then
+    // the script's trap shuts the rest down and is itself terminated.
+    let log = std::fs::read_to_string(fixture("rl-swarm-219")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["category"], "sigkill-unattributed");
+    // The stop alone, with no death before it, is an orderly one.
+    let stopped: String = log.lines().filter(|l| !l.contains(" Killed ")).map(|l| format!("{l}\n")).collect();
+    let out = run_stdin(&["--format", "json", "-"], stopped.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

@@ -575,10 +575,12 @@ fn choose_root<'a>(
     }
     // After an orderly stop, only failures that count despite the stop (a
     // stop that timed out) make the run a crash.
-    let active: Vec<&Finding> = match run.stop_line {
-        Some(_) => active.iter().copied().filter(|f| rules.rule(f.rule).counts_after_stop).collect(),
-        None => active.to_vec(),
-    };
+    let before_stop = |line: u64| run.stop_line.is_none_or(|stop| line < stop);
+    let active: Vec<&Finding> = active
+        .iter()
+        .copied()
+        .filter(|f| before_stop(f.line) || rules.rule(f.rule).counts_after_stop)
+        .collect();
     let explained = |f: &Finding| {
         active
             .iter()
@@ -592,7 +594,7 @@ fn choose_root<'a>(
         let next = |line: u64| line > f.last_line && line <= f.last_line + SPLIT_LINES;
         f.headless && (active.iter().any(|a| next(a.line)) || failures.iter().any(|o| next(o.first_line)))
     };
-    let failure = failures.iter().copied().find(|f| run.stop_line.is_none() && !split_off(f));
+    let failure = failures.iter().copied().find(|f| before_stop(f.first_line) && !split_off(f));
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(setting, run, s) {

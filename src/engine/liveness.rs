@@ -117,6 +117,16 @@ pub fn is_handled_request(message: &str) -> bool {
     ["aborted", "failed", "cancelled", "canceled"].iter().any(|verb| after.contains(verb))
 }
 
+/// Does the writer say it tries again (`…, retrying... (attempt 9/60)`,
+/// `will retry in 5s`)? Then the error it reports is one it goes on from,
+/// unless the same words say it stops trying.
+pub fn says_it_retries(message: &str) -> bool {
+    const AGAIN: [&str; 3] = ["retrying", "will retry", "retry in "];
+    const STOPS: [&str; 5] = ["not retrying", "stop retrying", "giving up", "gave up", "no more retr"];
+    let lower = message.to_ascii_lowercase();
+    AGAIN.iter().any(|w| lower.contains(w)) && !STOPS.iter().any(|w| lower.contains(w))
+}
+
 /// Is the line a server's access record of a request it answered, with
 /// the status it sent: the common log format's `"POST /v1/models
 /// HTTP/1.1" 503` (uvicorn, gunicorn, werkzeug, aiohttp, nginx) or gin's
@@ -247,6 +257,17 @@ mod tests {
         // vLLM aborts every request as its engine dies: the abort comes first.
         assert!(!is_handled_request("Aborted request cmpl-3f2a."));
         assert!(!is_handled_request("Engine loop failed"));
+    }
+
+    #[test]
+    fn a_writer_that_says_it_retries_goes_on() {
+        // THUDM/slime#63 (2025-07): the rollout buffer's httpx error.
+        assert!(says_it_retries(
+            "For more information check: https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/422, retrying... (attempt 9/60)"
+        ));
+        assert!(says_it_retries("Connection refused; will retry in 5 seconds"));
+        assert!(!says_it_retries("Max retries exceeded with url: /v1/models"));
+        assert!(!says_it_retries("Retrying failed 3 times, giving up"));
     }
 
     #[test]

@@ -89,6 +89,51 @@ pub struct Engine<'r> {
     /// The writer and last line of the latest harmless announcement, for
     /// the traceback that may follow it.
     announcement: Option<(u64, u64)>,
+    /// The latest error record, for a traceback that follows it after a
+    /// line or two of its message (see [`ErrorRecord`]).
+    error_record: Option<ErrorRecord>,
+}
+
+/// An error record that may announce the traceback after it although the
+/// two are not one event: the record's message went on for a line or two
+/// without a header (httpx's `… For more information check: …`), and the
+/// traceback came next (`logger.exception` prints message, then
+/// traceback).
+#[derive(Clone, Copy)]
+struct ErrorRecord {
+    writer: u64,
+    last_line: u64,
+    /// Its words say that what failed ends (see [`says_it_ends`]).
+    says_it_ends: bool,
+}
+
+/// How many lines of message may stand between an error record and the
+/// traceback it announces.
+const ANNOUNCEMENT_GAP: u64 = 2;
+
+/// Remembers the latest error record of the stream and tells whether
+/// `event`, a traceback opened by its header, is announced by one a
+/// line or two above it, of the same writer (see [`ErrorRecord`]).
+fn note_error_record(latest: &mut Option<ErrorRecord>, event: &Event, writer: u64) -> bool {
+    let opening = &event.lines[0];
+    let announced = event.kind == EventKind::Traceback
+        && opening.role == LineRole::TracebackHeader
+        && latest.is_some_and(|record| {
+            record.writer == writer
+                && !record.says_it_ends
+                && event.first_line() <= record.last_line + ANNOUNCEMENT_GAP + 1
+        });
+    *latest = match event.kind {
+        EventKind::Record if opening.level.is_some_and(Level::is_trouble) => Some(ErrorRecord {
+            writer,
+            last_line: event.last_line(),
+            says_it_ends: says_it_ends(opening.message()),
+        }),
+        // More of its message: a line at no level.
+        EventKind::Record if opening.level.is_none() => *latest,
+        _ => None,
+    };
+    announced
 }
 
 impl<'r> Engine<'r> {
@@ -101,6 +146,7 @@ impl<'r> Engine<'r> {
             scratch: MatchScratch::default(),
             record_event: None,
             announcement: None,
+            error_record: None,
         }
     }
 
@@ -228,6 +274,7 @@ impl<'r> Engine<'r> {
         };
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
+        let announced_apart = note_error_record(&mut self.error_record, event, writing.writer.key());
         // Most events are one record that at most marks progress: nothing
         // below concerns them, unless it is at a fatal level.
         let fatal_record = event.kind == EventKind::Record && opening.level == Some(Level::Fatal);
@@ -236,6 +283,7 @@ impl<'r> Engine<'r> {
             return;
         }
 
+        let handling = Handling::of(event, announced_apart);
         // A fate line inside a traceback (a child killed by a signal, a
         // task killed for memory) tells what the writer's failure was; the
         // traceback stays the writer's, which it may outlive.
@@ -272,7 +320,7 @@ impl<'r> Engine<'r> {
             opening.formats.contains(Format::Dmesg) || opening.formats.contains(Format::DmesgCtime);
         let writer = (!subject::is_manager(writing.identifier) && !from_kernel).then(|| writing.writer.key());
         if let Some(m) = best_cause {
-            run.add_finding(finding(rules, event, m, None, writer), terminal(rules, m));
+            run.add_finding(finding(rules, event, m, None, writer, handling), terminal(rules, m));
         }
         // systemd saying the unit's process ended: no later line of the
         // run can be that process's progress.
@@ -299,7 +347,7 @@ impl<'r> Engine<'r> {
             let silenced_rule = (m.role == Role::Benign)
                 .then(|| matches.iter().find(|o| o.line == m.line && silenced(o)).map(|o| o.rule))
                 .flatten();
-            run.add_finding(finding(rules, event, m, silenced_rule, writer), terminal(rules, m));
+            run.add_finding(finding(rules, event, m, silenced_rule, writer, handling), terminal(rules, m));
         }
 
         // A harmless announcement right before a traceback of the same
@@ -344,7 +392,7 @@ impl<'r> Engine<'r> {
         // says its program gives up, by the logging convention.
         if (matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) || fatal_record) && !recognised
         {
-            run.add_failure(failure_of(event, writer, fate_within));
+            run.add_failure(failure_of(event, writer, fate_within, handling));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
             run.cut_traceback = Some(cut_traceback_of(event));
@@ -428,6 +476,7 @@ impl<'r> Engine<'r> {
             scratch: MatchScratch::default(),
             record_event: None,
             announcement: self.announcement,
+            error_record: self.error_record,
         };
         for event in pending {
             copy.feed(event);
@@ -613,10 +662,10 @@ fn finding(
     m: &LineMatch,
     silenced: Option<usize>,
     writer_key: Option<u64>,
+    handling: Handling,
 ) -> Finding {
     let rule = rules.rule(m.rule);
     let line = &event.lines[m.line];
-    let handling = Handling::of(event);
     let mut evidence = vec![evidence_line(line)];
     let explains_failure = matches!(m.role, Role::Cause | Role::Confirm);
     if event.kind == EventKind::Traceback && explains_failure {
@@ -683,7 +732,7 @@ fn finding(
         // fate, whatever its level.
         warning: !terminal(rules, m)
             && m.category != Some(Category::PeerFailure)
-            && liveness::is_warning(line.level, line.message()),
+            && (liveness::is_warning(line.level, line.message()) || handling.retried),
     }
 }
 
@@ -702,7 +751,12 @@ fn is_panic(event: &Event) -> bool {
 
 /// An unrecognised traceback or fatal-error dump, for the `unknown`
 /// fallback: the root exception of the chain is the decisive line.
-fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>) -> Failure {
+fn failure_of(
+    event: &Event,
+    writer: Option<u64>,
+    fate: Option<(Category, bool)>,
+    handling: Handling,
+) -> Failure {
     let exceptions: Vec<&EventLine> = event.exception_lines().collect();
     let first = &event.lines[0];
     let mut evidence = Vec::new();
@@ -751,7 +805,6 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
     let top_level = reaches_top_level(event);
-    let handling = Handling::of(event);
     Failure {
         title,
         evidence,
@@ -762,7 +815,7 @@ fn failure_of(event: &Event, writer: Option<u64>, fate: Option<(Category, bool)>
         // A traceback that reached the program's top level was printed by
         // the interpreter as the process ended, whatever warning came
         // before it.
-        warning: liveness::is_warning(decisive.level, decisive.message()) && !top_level,
+        warning: (liveness::is_warning(decisive.level, decisive.message()) || handling.retried) && !top_level,
         caught: handling.caught,
         announced: handling.announced,
         serving_since: None,
@@ -782,36 +835,55 @@ fn reaches_top_level(event: &Event) -> bool {
     if event.kind != EventKind::Traceback {
         return false;
     }
-    // The outermost frame of each traceback of the chain (the first after
-    // its header): a `<module>` frame deeper down is an import's.
+    outermost_frames(event).any(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
+}
+
+/// The outermost frame of each traceback of the event's chain (the first
+/// after its header): a `<module>` frame deeper down is an import's.
+fn outermost_frames(event: &Event) -> impl Iterator<Item = crate::events::traceback::Frame<'_>> {
     let mut outermost_next = true;
-    event.lines.iter().any(|l| match l.role {
+    event.lines.iter().filter_map(move |l| match l.role {
         LineRole::TracebackHeader => {
             outermost_next = true;
-            false
+            None
         }
         LineRole::Frame if outermost_next => {
             outermost_next = false;
             crate::events::traceback::parse_frame(l.message().trim())
-                .is_some_and(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
         }
-        _ => false,
+        _ => None,
     })
 }
 
-/// How code handled a traceback's exception, by how it was printed.
+/// How code handled a traceback's exception, by how it was printed, and
+/// whether the writer says it tries again.
+#[derive(Clone, Copy)]
 struct Handling {
     /// Code caught and logged it (see [`is_caught`]), and it did not reach
     /// the program's top level.
     caught: bool,
     /// And announced it in words of its own (see [`is_announced`]).
     announced: bool,
+    /// The event's last line says its writer tries again (`…,
+    /// retrying... (attempt 9/60)`): an error it goes on from, like a
+    /// warning.
+    retried: bool,
 }
 
 impl Handling {
-    fn of(event: &Event) -> Handling {
+    /// `announced_apart`: an error record a line or two above the
+    /// traceback announced it (see [`ErrorRecord`]).
+    fn of(event: &Event, announced_apart: bool) -> Handling {
         let below_top = event.kind == EventKind::Traceback && !reaches_top_level(event);
-        Handling { caught: below_top && is_caught(event), announced: below_top && is_announced(event) }
+        Handling {
+            caught: below_top && (announced_apart || is_caught(event)),
+            announced: below_top && (announced_apart || is_announced(event)),
+            // Its last words: an event may hold an earlier error too.
+            retried: event.lines.iter().rev().find(|l| !l.message().trim().is_empty()).is_some_and(|l| {
+                matches!(l.role, LineRole::Text | LineRole::Exception | LineRole::ExceptionText)
+                    && liveness::says_it_retries(l.message())
+            }),
+        }
     }
 }
 
@@ -844,29 +916,37 @@ fn is_announced(event: &Event) -> bool {
 /// what failed ends (`Exception in Replica(…), the replica will be
 /// stopped.`), or that it could not start (`EngineCore failed to start.`)?
 fn announced_as_fatal(event: &Event) -> bool {
-    const ENDING: [&str; 20] = [
-        "fatal",
-        "failed to start",
-        "failed to initialize",
-        "failed to initialise",
-        "failed to launch",
-        "failed to boot",
-        "startup failed",
-        "start-up failed",
-        "initialization failed",
-        "will be stopped",
-        "will be killed",
-        "will be terminated",
-        "will exit",
-        "will terminate",
-        "will now exit",
-        "shutting down",
-        "terminating",
-        "exiting",
-        "aborting",
-        "giving up",
-    ];
-    let announcement = event.lines[0].message().to_ascii_lowercase();
+    says_it_ends(event.lines[0].message())
+}
+
+/// Words that call a failure fatal or say that what failed ends.
+const ENDING: [&str; 20] = [
+    "fatal",
+    "failed to start",
+    "failed to initialize",
+    "failed to initialise",
+    "failed to launch",
+    "failed to boot",
+    "startup failed",
+    "start-up failed",
+    "initialization failed",
+    "will be stopped",
+    "will be killed",
+    "will be terminated",
+    "will exit",
+    "will terminate",
+    "will now exit",
+    "shutting down",
+    "terminating",
+    "exiting",
+    "aborting",
+    "giving up",
+];
+
+/// Do these words call a failure fatal, or say that what failed ends or
+/// could not start (see [`announced_as_fatal`])?
+fn says_it_ends(announcement: &str) -> bool {
+    let announcement = announcement.to_ascii_lowercase();
     ENDING.iter().any(|words| announcement.contains(words))
 }
 
