@@ -362,3 +362,68 @@ fn a_stop_after_a_death_does_not_undo_it() {
     let out = run_stdin(&["--format", "json", "-"], stopped.as_bytes());
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
+
+#[test]
+fn an_exception_group_is_one_traceback_that_its_announcement_covers() {
+    // gpustack/gpustack#846 (2024-12): uvicorn's `Exception in ASGI
+    // application` over starlette's exception group; the server goes on.
+    let log = std::fs::read_to_string(fixture("gpustack-846")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // Its sub-traceback after the group's drawing is part of it, not a
+    // traceback of its own that nothing caught.
+    let events = run_stdin(&["events", "-"], log.as_bytes());
+    let tracebacks = stdout(&events).lines().filter(|l| l.contains("\"kind\":\"traceback\"")).count();
+    assert_eq!(tracebacks, 1, "{}", stdout(&events));
+}
+
+#[test]
+fn an_error_its_logger_calls_non_fatal_is_caught() {
+    // invoke-ai/InvokeAI#7950 (2025-06): `[…]::[InvokeAI]::ERROR --> Non-fatal
+    // error in session processor …`, then the traceback, cut by the paste.
+    let log = std::fs::read_to_string(fixture("invokeai-7950")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(json(&out)["inputs"][0]["formats"][0], "python-logging");
+    // Called fatal, the same error ends the process.
+    let fatal = log.replace("Non-fatal error", "Fatal error");
+    let out = run_stdin(&["--format", "json", "-"], fatal.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+}
+
+#[test]
+fn a_threads_exception_ends_the_process_only_when_a_death_follows() {
+    // AUTOMATIC1111/stable-diffusion-webui#16822 (2025): a model load that
+    // fails in a gradio worker thread; the web UI stays up.
+    let log = std::fs::read_to_string(fixture("stable-diffusion-webui-16822")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let benign = json(&out)["runs"][0]["benign"].to_string();
+    assert!(benign.contains("raised in a thread"), "{benign}");
+    // The same, then the shell reports the process's death.
+    let died = format!("{log}Segmentation fault (core dumped)\n");
+    let out = run_stdin(&["--format", "json", "-"], died.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}
+
+#[test]
+fn a_death_told_again_with_its_signal_is_evidenced_by_the_signal() {
+    // horovod/horovod#469: Open MPI says the job was aborted, then which
+    // rank died and of what.
+    let log = std::fs::read_to_string(fixture("horovod-469")).unwrap();
+    let report = json(&run_stdin(&["--format", "json", "-"], log.as_bytes()));
+    assert_eq!(report["root_cause"]["category"], "sigkill-unattributed");
+    let evidence = report["root_cause"]["evidence"][0]["text"].as_str().unwrap();
+    assert!(evidence.contains("exited on signal 9 (Killed)"), "{evidence}");
+}
+
+#[test]
+fn a_servers_own_handler_that_hit_an_exception_ends_it() {
+    // vllm-project/vllm-ascend#6611 (2026-02): vLLM's worker loop logs
+    // `WorkerProc hit an exception.` and its traceback; the engine ends.
+    let log = std::fs::read_to_string(fixture("vllm-ascend-6611")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let evidence = json(&out)["root_cause"]["evidence"].to_string();
+    assert!(evidence.contains("NPU out of memory"), "{evidence}");
+}

@@ -395,16 +395,23 @@ fn set_aside_warnings<'r>(
 ) -> (Vec<&'r Finding>, Vec<&'r Failure>) {
     const WHY: &str = "a warning, and nothing ended after it: the run went on";
     const UNNAMED_WHY: &str = "a warning no rule names: it decides nothing by itself";
+    const THREAD_WHY: &str = "raised in a thread (its outermost frame is where `threading` starts one), and nothing ended after it: a thread's exception does not end the process";
     let (weak_failures, failures): (Vec<&Failure>, Vec<&Failure>) =
         failures.into_iter().partition(|f| f.warning);
     for f in weak_failures {
         benign.push(failure_benign(places, f, UNNAMED_WHY.to_string()));
     }
-    let decided_after = |line: u64| {
+    let decided_after = |line: u64, failures: &[&Failure]| {
         run.last_terminal.is_some_and(|t| t >= line)
             || active.iter().any(|f| !f.warning && f.line >= line)
-            || failures.iter().any(|f| f.first_line >= line)
+            || failures.iter().any(|f| f.first_line >= line && !f.in_thread)
     };
+    let (threads, failures): (Vec<&Failure>, Vec<&Failure>) =
+        failures.iter().partition(|f| f.in_thread && !decided_after(f.last_line, &failures));
+    for f in threads {
+        benign.push(failure_benign(places, f, THREAD_WHY.to_string()));
+    }
+    let decided_after = |line: u64| decided_after(line, &failures);
     let weak: Vec<bool> = active.iter().map(|f| f.warning && !decided_after(f.line)).collect();
     let mut kept = Vec::with_capacity(active.len());
     for (f, weak) in active.into_iter().zip(weak) {
@@ -560,6 +567,10 @@ enum Root<'a> {
 /// is taken to be that exception, split off by a paste.
 const SPLIT_LINES: u64 = 3;
 
+/// How many lines after a death's telling a launcher may tell it again,
+/// with how it ended.
+const RETOLD_LINES: u64 = 6;
+
 /// Causal selection: the earliest cause; with none (and no orderly stop),
 /// the earliest of an unexplained stand-in symptom and an unrecognised
 /// failure. `None` means the run did not crash.
@@ -588,6 +599,22 @@ fn choose_root<'a>(
     };
     let unexplained = |f: &&Finding| f.role == Role::Symptom && !explained(f);
     let stand_in = active.iter().copied().filter(unexplained).min_by_key(|f| (f.summary, f.line));
+    // A death told twice, first without how (`the job has been aborted`),
+    // then with it (`… exited on signal 9 (Killed)`): the telling that
+    // names how is the evidence.
+    let fate = |f: &Finding| rules.rule(f.rule).role == Role::Fate;
+    let told_how = |s: &Finding, o: &&Finding| {
+        fate(o)
+            && o.line > s.line
+            && o.line <= s.event_last + RETOLD_LINES
+            && o.category.is_some_and(|c| c != Category::Unknown)
+    };
+    let stand_in = stand_in.map(|s| match s.category {
+        Some(Category::Unknown) | None if fate(s) => {
+            active.iter().copied().filter(unexplained).find(|o| !o.summary && told_how(s, o)).unwrap_or(s)
+        }
+        _ => s,
+    });
     // Frames with no exception line, right before a line that names an
     // error: the paste split one traceback, and that line is decisive.
     let split_off = |f: &Failure| {

@@ -824,6 +824,7 @@ fn failure_of(
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
         topless: event.kind == EventKind::Traceback
             && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
+        in_thread: raised_in_a_thread(event),
     }
 }
 
@@ -836,6 +837,19 @@ fn reaches_top_level(event: &Event) -> bool {
         return false;
     }
     outermost_frames(event).any(|f| matches!(f.function, "<module>" | "_run_module_as_main"))
+}
+
+/// Was the traceback's exception raised in a thread other than the main
+/// one: the outermost frame of its last traceback is where `threading`
+/// starts a thread (`threading.py … in _bootstrap`)? A thread's exception
+/// does not end the process by itself (`threading.excepthook` prints it
+/// and the thread ends).
+fn raised_in_a_thread(event: &Event) -> bool {
+    event.kind == EventKind::Traceback
+        && !reaches_top_level(event)
+        && outermost_frames(event)
+            .last()
+            .is_some_and(|f| f.file.ends_with("threading.py") && f.function.starts_with("_bootstrap"))
 }
 
 /// The outermost frame of each traceback of the event's chain (the first
@@ -920,7 +934,7 @@ fn announced_as_fatal(event: &Event) -> bool {
 }
 
 /// Words that call a failure fatal or say that what failed ends.
-const ENDING: [&str; 20] = [
+const ENDING: [&str; 21] = [
     "fatal",
     "failed to start",
     "failed to initialize",
@@ -941,12 +955,18 @@ const ENDING: [&str; 20] = [
     "exiting",
     "aborting",
     "giving up",
+    // The handler of sglang's scheduler (`Scheduler hit an exception:`)
+    // and of vLLM's worker loop (`WorkerProc hit an exception.`): the
+    // scheduler then ends the server; the worker hands the error to the
+    // engine core, which ends.
+    "hit an exception",
 ];
 
 /// Do these words call a failure fatal, or say that what failed ends or
 /// could not start (see [`announced_as_fatal`])?
 fn says_it_ends(announcement: &str) -> bool {
-    let announcement = announcement.to_ascii_lowercase();
+    // `Non-fatal error in session processor` (InvokeAI) says the opposite.
+    let announcement = announcement.to_ascii_lowercase().replace("non-fatal", "").replace("not fatal", "");
     ENDING.iter().any(|words| announcement.contains(words))
 }
 

@@ -153,6 +153,9 @@ pub struct Failure {
     /// A traceback whose top was cut off: frames (or only its exception)
     /// with no `Traceback (most recent call last):` header above them.
     pub topless: bool,
+    /// Raised in a thread other than the main one: it ends the process
+    /// only when a death comes after it.
+    pub in_thread: bool,
 }
 
 /// Who wrote a line: the fields of its prefixes that tell writers apart

@@ -100,6 +100,13 @@ pub fn classify(message: &str, place: Place) -> LineKind {
     if trimmed.ends_with("Traceback (most recent call last):") {
         return LineKind::Header;
     }
+    // An exception group's drawing between its sub-exceptions (Python
+    // 3.11+): `+-+---------------- 1 ----------------`, `+------------`.
+    if trimmed.starts_with("+-")
+        && trimmed.bytes().all(|b| matches!(b, b'+' | b'-' | b' ' | b'.') || b.is_ascii_digit())
+    {
+        return LineKind::Chain;
+    }
     if trimmed.ends_with("(most recent call first):")
         && (trimmed.starts_with("Thread 0x")
             || trimmed.starts_with("Current thread")

@@ -17,6 +17,8 @@
 //! - Python logging's cookbook format, `%(asctime)s - %(name)s -
 //!   %(levelname)s - %(message)s` (with or without the name):
 //!   `2025-08-12 19:40:24,526 - app - ERROR - `;
+//! - InvokeAI's Python logging format, `[%(asctime)s]::[%(name)s]::%(levelname)s
+//!   --> %(message)s`: `[2025-06-16 11:36:11,273]::[InvokeAI]::ERROR --> `;
 //! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
 //!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `.
 
@@ -33,7 +35,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| llama_cpp(line, pos, record))
         .or_else(|| loguru(line, pos, record))
         .or_else(|| tensorrt_llm(line, pos, record))
-        .or_else(|| python_dashed(line, pos, record));
+        .or_else(|| python_dashed(line, pos, record))
+        .or_else(|| python_bracketed(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
@@ -500,6 +503,32 @@ fn python_dashed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opti
     };
     record.level = Some(level);
     record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// InvokeAI's logging format: `[2025-06-16 11:36:11,273]::[InvokeAI]::ERROR
+/// --> ` (a time stamp and a logger name in brackets, the level, an arrow).
+fn python_bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(Fraction::Never)) {
+        return None;
+    }
+    if s.byte(b',') || s.byte(b'.') {
+        s.digits(1, 9)?;
+    }
+    let stamp_end = s.pos;
+    if !s.lit("]::[") || s.take_while(|b| b != b']') == 0 || !s.lit("]::") {
+        return None;
+    }
+    let at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[at..at + word])?;
+    if !s.lit(" --> ") {
+        return None;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos + 1..stamp_end]);
     record.formats.insert(Format::PythonLogging);
     Some(s.pos)
 }
