@@ -42,7 +42,7 @@ fn with_fate_rules_only(logs: &[&str]) -> Vec<(String, String)> {
 
 /// One real line per supervisor family, as it was posted, and the category
 /// its ending names.
-const FAMILIES: [(&str, &str, &str); 19] = [
+const FAMILIES: [(&str, &str, &str); 20] = [
     // LostRuins/koboldcpp#1609 (2025-06).
     (
         "systemd",
@@ -106,6 +106,12 @@ const FAMILIES: [(&str, &str, &str); 19] = [
     ("never met: triton", "Signal (11) received.", "segfault"),
     // NVIDIA/nccl-tests#338 (Open MPI's mpirun, the second line of its banner).
     ("never met: mpirun", "a non-zero exit code. Per user-direction, the job has been aborted.", "unknown"),
+    // NVIDIA/TensorRT-LLM#5872 (2025-07): the same words, verb first.
+    (
+        "never met: TensorRT-LLM's executor",
+        "[07/08/2025-19:47:15] [TRT-LLM] [RANK 1] [E] Failed to initialize executor on rank 1: Executor creation failed due to insufficient GPU memory.",
+        "unknown",
+    ),
 ];
 
 #[test]

@@ -111,9 +111,9 @@ struct ErrorRecord {
 /// traceback it announces.
 const ANNOUNCEMENT_GAP: u64 = 2;
 
-/// Remembers the latest error record of the stream and tells whether
-/// `event`, a traceback opened by its header, is announced by one a
-/// line or two above it, of the same writer (see [`ErrorRecord`]).
+/// Tells whether `event`, a traceback opened by its header, is announced
+/// by an error record a line or two above it, of the same writer (see
+/// [`ErrorRecord`]), and remembers what the event leaves for the next one.
 fn note_error_record(latest: &mut Option<ErrorRecord>, event: &Event, writer: u64) -> bool {
     let opening = &event.lines[0];
     let announced = event.kind == EventKind::Traceback
@@ -123,17 +123,33 @@ fn note_error_record(latest: &mut Option<ErrorRecord>, event: &Event, writer: u6
                 && !record.says_it_ends
                 && event.first_line() <= record.last_line + ANNOUNCEMENT_GAP + 1
         });
-    *latest = match event.kind {
-        EventKind::Record if opening.level.is_some_and(Level::is_trouble) => Some(ErrorRecord {
-            writer,
-            last_line: event.last_line(),
-            says_it_ends: says_it_ends(opening.message()),
-        }),
-        // More of its message: a line at no level.
-        EventKind::Record if opening.level.is_none() => *latest,
-        _ => None,
-    };
+    match event.kind {
+        EventKind::Record => {
+            note_record(latest, opening.level, opening.message(), event.last_line(), || writer)
+        }
+        _ => *latest = None,
+    }
     announced
+}
+
+/// Remembers a record of the stream for the traceback that may follow it:
+/// an error record is the latest; a line at no level may be more of its
+/// message; any other record ends it.
+/// `writer` is asked for only when the record is an error's.
+fn note_record(
+    latest: &mut Option<ErrorRecord>,
+    level: Option<Level>,
+    message: &str,
+    last_line: u64,
+    writer: impl FnOnce() -> u64,
+) {
+    *latest = match level {
+        Some(level) if level.is_trouble() => {
+            Some(ErrorRecord { writer: writer(), last_line, says_it_ends: says_it_ends(message) })
+        }
+        Some(_) => None,
+        None => *latest,
+    };
 }
 
 impl<'r> Engine<'r> {
@@ -287,10 +303,17 @@ impl<'r> Engine<'r> {
         // A fate line inside a traceback (a child killed by a signal, a
         // task killed for memory) tells what the writer's failure was; the
         // traceback stays the writer's, which it may outlive.
+        // So does one that opens a native dump (`Failed to initialize
+        // executor on rank 0: … Assertion failed` over numbered frames).
         let within_failure = |m: &LineMatch| {
-            event.kind == EventKind::Traceback
-                && rules.rule(m.rule).role == Role::Fate
-                && matches!(event.lines[m.line].role, LineRole::Exception | LineRole::ExceptionText)
+            let place = match event.kind {
+                EventKind::Traceback => {
+                    matches!(event.lines[m.line].role, LineRole::Exception | LineRole::ExceptionText)
+                }
+                EventKind::FaultDump => m.line == 0,
+                _ => false,
+            };
+            place && rules.rule(m.rule).role == Role::Fate
         };
         let fate_within = self
             .matches
@@ -455,6 +478,7 @@ impl<'r> Engine<'r> {
             interrupted: record.formats.contains(Format::TerminalInterrupt),
         };
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
+        note_record(&mut self.error_record, record.level, record.message, number, || writing.writer.key());
     }
 
     /// Judges what was read so far.

@@ -112,8 +112,22 @@ pub fn title_captures(captures: &mut super::Captures, ending: Ending) {
     let subject = captures
         .iter()
         .find(|(name, value)| name.starts_with("subject") && !value.trim().is_empty())
-        .map(|(_, value)| value.trim().to_string());
-    captures.push("subject".to_string(), subject.unwrap_or_else(|| "The process".to_string()));
+        .map(|(_, value)| capitalized(value.trim()));
+    captures.set("subject", subject.unwrap_or_else(|| "The process".to_string()));
+}
+
+/// The subject as a title's first word: a common noun (`executor`, `model
+/// runner`) gets its capital; a name (`comfyui-1`, `sglang.service`) is
+/// kept as written.
+fn capitalized(subject: &str) -> String {
+    if !subject.bytes().all(|b| b.is_ascii_lowercase() || b == b' ') {
+        return subject.to_string();
+    }
+    let mut chars = subject.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// What to do about a death a fate line names, by its category, for a

@@ -204,6 +204,15 @@ impl Captures {
     pub fn push(&mut self, name: String, value: String) {
         self.0.get_or_insert_with(Box::default).push((name, value));
     }
+
+    /// Sets a capture: replaces the value of the one of that name, or adds it.
+    pub fn set(&mut self, name: &str, value: String) {
+        let list = self.0.get_or_insert_with(Box::default);
+        match list.iter_mut().find(|(n, _)| n == name) {
+            Some((_, old)) => *old = value,
+            None => list.push((name.to_string(), value)),
+        }
+    }
 }
 
 impl std::ops::Deref for Captures {
