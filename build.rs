@@ -4,7 +4,9 @@
 //! pattern's syntax tree by the binary's own code, so that starting the
 //! binary does not parse them (`$OUT_DIR/builtin_regex_facts.rs`); and
 //! lists the golden incidents in fixtures/ for the test suite
-//! (`$OUT_DIR/fixture_cases.rs`).
+//! (`$OUT_DIR/fixture_cases.rs`); and gathers the labelled lines the
+//! wording model learns from (`$OUT_DIR/builtin_wording.rs`, see
+//! src/rules/wording.rs).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -33,6 +35,76 @@ fn main() {
     fs::write(out_dir.join("builtin_rules.rs"), out).unwrap();
     write_regex_facts(&files, &out_dir);
     write_fixture_list(&out_dir);
+    write_wording(&files, &out_dir);
+}
+
+/// Writes `$OUT_DIR/builtin_wording.rs`: the catalogue's labelled lines,
+/// (text, category) with an empty category for harmless wording, that
+/// `rules::wording` learns from: each rule's samples (its category; none
+/// for benign and marker rules; rules whose category a line decides, like
+/// the fate rules, teach nothing), its counter-samples (harmless), and
+/// the fixtures' evidence (the case's root cause) and benign lines.
+fn write_wording(files: &[PathBuf], out_dir: &Path) {
+    let mut examples: Vec<(String, String)> = Vec::new();
+    let strings = |value: Option<&toml::Value>| -> Vec<String> {
+        let list = value.and_then(toml::Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        list.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+    };
+    for path in files {
+        let Ok(table) = fs::read_to_string(path).unwrap().parse::<toml::Table>() else {
+            continue;
+        };
+        let role = table.get("role").and_then(toml::Value::as_str).unwrap_or("");
+        let category = table.get("category").and_then(toml::Value::as_str);
+        let test = table.get("test").and_then(toml::Value::as_table);
+        let label = match (role, category) {
+            ("benign" | "marker", _) => Some(String::new()),
+            (_, Some(category)) => Some(category.to_string()),
+            _ => None,
+        };
+        if let Some(label) = label {
+            for sample in strings(test.and_then(|t| t.get("samples"))) {
+                examples.push((sample, label.clone()));
+            }
+        }
+        for counter in strings(test.and_then(|t| t.get("counter_samples"))) {
+            examples.push((counter, String::new()));
+        }
+    }
+    let fixtures = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("fixtures");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&fixtures)
+        .map(|entries| {
+            entries.flatten().map(|e| e.path().join("case.json")).filter(|p| p.is_file()).collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    for case in cases {
+        println!("cargo:rerun-if-changed={}", case.display());
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&fs::read_to_string(&case).unwrap()) else {
+            continue;
+        };
+        let list = |key: &str| -> Vec<String> {
+            let values = json[key].as_array().map(Vec::as_slice).unwrap_or_default();
+            values.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        };
+        let cause = json["root_cause"].as_str().unwrap_or("");
+        if json["verdict"] == "crash" {
+            for evidence in list("evidence") {
+                examples.push((evidence, cause.to_string()));
+            }
+        }
+        for benign in list("benign") {
+            examples.push((benign, String::new()));
+        }
+    }
+    let mut out = String::from(
+        "/// The catalogue's labelled lines: (text, category; empty for harmless wording).\npub static BUILTIN_WORDING: &[(&str, &str)] = &[\n",
+    );
+    for (text, label) in &examples {
+        writeln!(out, "    ({text:?}, {label:?}),").unwrap();
+    }
+    out.push_str("];\n");
+    fs::write(out_dir.join("builtin_wording.rs"), out).unwrap();
 }
 
 /// Writes `$OUT_DIR/builtin_regex_facts.rs`: the facts of every `message`

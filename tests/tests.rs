@@ -50,3 +50,5 @@ mod units;
 mod vitals;
 /// `logdiag watch` following a log that another process writes.
 mod watch;
+/// A category learned from the catalogue's words, for failures no rule names.
+mod wording;

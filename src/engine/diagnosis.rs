@@ -109,6 +109,45 @@ pub struct RootCause {
     /// with no record of who sent it). Decides exit code 1 versus 3.
     #[serde(skip)]
     pub identified: bool,
+    /// When no rule named the category and it was inferred from the
+    /// decisive line's wording (`rules::wording`): what decided it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<Inferred>,
+}
+
+/// A category inferred from a failure's wording: the words that weighed
+/// most for it and its share of the evidence (0 to 1, in hundredths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Inferred {
+    /// The deciding words, strongest first.
+    pub words: Vec<String>,
+    /// Its share of the evidence.
+    pub score: Hundredths,
+}
+
+impl Inferred {
+    /// What the report says of it: `category inferred from its wording
+    /// (out of, memory, allocate; score 0.93)`.
+    pub fn describe(&self) -> String {
+        format!("category inferred from its wording ({}; score {})", self.words.join(", "), self.score)
+    }
+}
+
+/// A share from 0 to 1, kept in hundredths (so that a diagnosis compares
+/// exactly) and written as a number (`0.93`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hundredths(pub u8);
+
+impl Serialize for Hundredths {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(f64::from(self.0) / 100.0)
+    }
+}
+
+impl std::fmt::Display for Hundredths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:02}", self.0 / 100, self.0 % 100)
+    }
 }
 
 /// A consequence of the root cause.

@@ -18,8 +18,8 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Confidence, Diagnosis, Evidence, InputSummary, Outcome, RootCause, Run, Symptom, Verdict, Work,
-    SCHEMA, WENT_ON,
+    Benign, Confidence, Diagnosis, Evidence, Hundredths, Inferred, InputSummary, Outcome, RootCause, Run,
+    Symptom, Verdict, Work, SCHEMA, WENT_ON,
 };
 use super::health;
 use super::place::Places;
@@ -760,6 +760,7 @@ fn root_cause(
                 hint: hint_of(rules, cause),
                 evidence: evidence(&lines),
                 identified: true,
+                inferred: None,
             }
         }
         Root::StandIn(symptom) => {
@@ -772,6 +773,7 @@ fn root_cause(
                 hint: hint_of(rules, symptom).or_else(|| rule.why.clone()),
                 evidence: evidence(&symptom.evidence),
                 identified: false,
+                inferred: None,
             }
         }
         Root::Elsewhere(record, symptom, named) => {
@@ -787,6 +789,7 @@ fn root_cause(
                 hint: rule.hint.clone(),
                 evidence: lines,
                 identified: true,
+                inferred: None,
             }
         }
         Root::Failure(failure) => {
@@ -805,10 +808,39 @@ fn root_cause(
                 hint: Some(hint),
                 evidence: evidence(&failure.evidence),
                 identified: names_cause,
+                inferred: None,
             }
         }
     };
-    (cause, shown)
+    (with_inferred_category(rules, root, cause), shown)
+}
+
+/// A root cause whose category no rule named takes the one its decisive
+/// line's words point to, when they point clearly (`rules::wording`): at
+/// low confidence, never identified (exit 3), and saying which words
+/// decided. That is a failure no rule matched, or a fate line that says
+/// only that something ended; a rule that knows its line and left the
+/// category `unknown` (a Rust panic, vLLM's dead engine) meant it. A
+/// traceback cut before its exception line has no decisive line.
+fn with_inferred_category(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause) -> RootCause {
+    let worded = match root {
+        Root::Failure(failure) => !failure.headless,
+        Root::StandIn(symptom) => rules.rule(symptom.rule).role == Role::Fate,
+        Root::Cause(..) | Root::Elsewhere(..) => false,
+    };
+    if !worded || cause.category != Category::Unknown {
+        return cause;
+    }
+    let Some(inference) = cause.evidence.first().and_then(|e| rules.infer_category(&e.text)) else {
+        return cause;
+    };
+    cause.category = inference.category;
+    cause.confidence = Confidence::Low;
+    cause.inferred = Some(Inferred {
+        words: inference.words,
+        score: Hundredths((inference.score * 100.0).floor().clamp(0.0, 100.0) as u8),
+    });
+    cause
 }
 
 const UNRECOGNISED_HINT: &str =

@@ -93,6 +93,9 @@ pub(super) fn run_details(
         };
         let identity = format!("{rule} · {} · {} confidence", cause.category, cause.confidence.name());
         push_wrapped(out, width, "              ", "              ", &identity);
+        if let Some(inferred) = &cause.inferred {
+            push_wrapped(out, width, "              ", "              ", &for_terminal(&inferred.describe()));
+        }
         out.push_str("  Evidence:\n");
         let decisive = cause.evidence.first().map(|e| e.line);
         let mut lines: Vec<_> = cause.evidence.iter().collect();

@@ -180,6 +180,9 @@ fn run_details(out: &mut String, number: usize, run: &Run, options: &MarkdownOpt
             code(cause.category.name()),
             cause.confidence.name()
         );
+        if let Some(inferred) = &cause.inferred {
+            let _ = writeln!(out, "{}\n", prose(&inferred.describe()));
+        }
         let decisive = cause.evidence.first().map(|e| e.line);
         let mut lines: Vec<_> = cause.evidence.iter().collect();
         lines.sort_by_key(|e| e.line);

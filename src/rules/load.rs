@@ -94,7 +94,11 @@ pub fn load(options: &LoadOptions) -> Result<RuleSet, Vec<RuleError>> {
     for dir in &options.dirs {
         read_dir(dir, &mut texts, &mut errors);
     }
-    compile_all(texts, errors)
+    let mut set = compile_all(texts, errors)?;
+    if options.builtin {
+        set.learn_builtin_wording();
+    }
+    Ok(set)
 }
 
 /// Loads rules from in-memory files `(path, text)` (tests, `rules check`).

@@ -24,6 +24,7 @@ pub mod load;
 mod prefilter;
 mod regex_facts;
 mod schema;
+pub mod wording;
 
 use crate::events::{Event, LineRole};
 use crate::framing::{Format, FormatSet, Level, Record};
@@ -233,6 +234,9 @@ pub struct RuleSet {
     blind: Vec<(bool, bool)>,
     /// For each rule: whether its message regex names captures.
     captures: Vec<bool>,
+    /// The built-in rules are loaded, so what their words teach
+    /// ([`wording::WordingModel::builtin`]) may name a failure's category.
+    builtin_wording: bool,
 }
 
 /// Reusable working memory for [`RuleSet::match_event`], one per reader.
@@ -263,7 +267,7 @@ impl RuleSet {
             })
             .collect();
         let captures = messages.iter().map(|m| m.as_ref().is_some_and(|m| m.named_captures)).collect();
-        RuleSet { rules, prefilter, blind, captures }
+        RuleSet { rules, prefilter, blind, captures, builtin_wording: false }
     }
 
     /// The built-in rules. Their samples are checked by `cargo test` and
@@ -271,6 +275,18 @@ impl RuleSet {
     /// error rather than a panic.
     pub fn builtin() -> Result<Self, Vec<RuleError>> {
         load::load(&LoadOptions { builtin: true, ..LoadOptions::default() })
+    }
+
+    /// The category a failure's decisive line points to by its words,
+    /// when the built-in catalogue is loaded and the words point clearly
+    /// enough (see [`wording`]). The model is counted on first use.
+    pub fn infer_category(&self, line: &str) -> Option<wording::Inference> {
+        self.builtin_wording.then(|| wording::WordingModel::builtin().infer(line)).flatten()
+    }
+
+    /// Uses what the built-in rules' words teach (they are loaded).
+    pub(crate) fn learn_builtin_wording(&mut self) {
+        self.builtin_wording = true;
     }
 
     /// All rules, in id order.

@@ -1,0 +1,278 @@
+//! What the catalogue's words teach: a category inferred from a failure's
+//! wording when no rule names it.
+//!
+//! The examples are the catalogue's own labelled lines: every rule's
+//! samples (labelled by the rule's category, or as harmless for benign and
+//! marker rules), its counter-samples (harmless), and the fixtures'
+//! evidence (their case's category) and benign lines (harmless). `build.rs`
+//! gathers them into a table in the binary, so a rule added with samples
+//! retrains the model; the model itself is counted from that table the
+//! first time a failure needs it.
+//!
+//! The model is a multinomial naive Bayes over words and pairs of adjacent
+//! words, with equal priors and add-one smoothing: deterministic, and each
+//! answer explained by the words that weighed most for it.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::category::Category;
+
+/// Below this share of the evidence the winning category stays unsaid.
+pub const THRESHOLD: f64 = 0.8;
+
+/// At least this many of a line's words must be known to the model.
+const MIN_KNOWN_WORDS: usize = 2;
+
+/// How many of the deciding words an inference names.
+const DECIDING_WORDS: usize = 4;
+
+/// A category inferred from a line's wording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inference {
+    /// The category the words point to.
+    pub category: Category,
+    /// Its share of the evidence, 0 to 1 (the naive Bayes posterior).
+    pub score: f64,
+    /// The words that weighed most for it, strongest first.
+    pub words: Vec<String>,
+}
+
+/// Counts of words by class, from labelled lines.
+#[derive(Debug)]
+pub struct WordingModel {
+    /// The classes: a category, or `None` for harmless wording.
+    classes: Vec<Option<Category>>,
+    /// For each known word (or pair of words), its log-likelihood in each
+    /// class.
+    likelihood: HashMap<String, Vec<f64>>,
+}
+
+impl WordingModel {
+    /// Counts a model from labelled lines (`None`: harmless wording).
+    /// Lines labelled with a category that is no crash cause, or
+    /// `unknown`, teach nothing.
+    pub fn train<'a>(examples: impl IntoIterator<Item = (&'a str, Option<Category>)>) -> WordingModel {
+        let mut classes: Vec<Option<Category>> = Vec::new();
+        let mut counts: HashMap<String, HashMap<usize, u32>> = HashMap::new();
+        let mut totals: Vec<u32> = Vec::new();
+        for (text, label) in examples {
+            if label.is_some_and(|c| !c.is_crash() || c == Category::Unknown) {
+                continue;
+            }
+            let class = match classes.iter().position(|c| *c == label) {
+                Some(class) => class,
+                None => {
+                    classes.push(label);
+                    totals.push(0);
+                    classes.len() - 1
+                }
+            };
+            for word in features(text) {
+                *counts.entry(word).or_default().entry(class).or_default() += 1;
+                totals[class] += 1;
+            }
+        }
+        let vocabulary = counts.len() as f64;
+        let likelihood = counts
+            .into_iter()
+            .map(|(word, by_class)| {
+                let row = (0..classes.len())
+                    .map(|class| {
+                        let count = f64::from(by_class.get(&class).copied().unwrap_or(0));
+                        ((count + 1.0) / (f64::from(totals[class]) + vocabulary)).ln()
+                    })
+                    .collect();
+                (word, row)
+            })
+            .collect();
+        WordingModel { classes, likelihood }
+    }
+
+    /// The model of the built-in catalogue (see `build.rs`).
+    pub fn builtin() -> &'static WordingModel {
+        static MODEL: OnceLock<WordingModel> = OnceLock::new();
+        MODEL.get_or_init(|| {
+            WordingModel::train(
+                BUILTIN_WORDING.iter().map(|(text, label)| (*text, label.parse::<Category>().ok())),
+            )
+        })
+    }
+
+    /// The category the line's words point to, when they point clearly
+    /// enough (see [`THRESHOLD`]) to one that is a crash cause.
+    pub fn infer(&self, line: &str) -> Option<Inference> {
+        let words: Vec<(String, &Vec<f64>)> =
+            features(line).filter_map(|w| self.likelihood.get(&w).map(|row| (w, row))).collect();
+        let known_words = words.iter().filter(|(w, _)| !w.contains(' ')).count();
+        if known_words < MIN_KNOWN_WORDS {
+            return None;
+        }
+        let mut scores = vec![0.0; self.classes.len()];
+        for (_, row) in &words {
+            for (score, weight) in scores.iter_mut().zip(row.iter()) {
+                *score += weight;
+            }
+        }
+        let best = (0..scores.len()).max_by(|&a, &b| scores[a].total_cmp(&scores[b]))?;
+        let top = scores[best];
+        let share = 1.0 / scores.iter().map(|s| (s - top).exp()).sum::<f64>();
+        let category = self.classes[best]?;
+        if share < THRESHOLD {
+            return None;
+        }
+        // The words that set the winner furthest apart from the others.
+        let mut deciding: Vec<(f64, &str)> = words
+            .iter()
+            .map(|(word, row)| {
+                let rival = (0..row.len()).filter(|&c| c != best).map(|c| row[c]).fold(f64::MIN, f64::max);
+                (row[best] - rival, word.as_str())
+            })
+            .filter(|(margin, _)| *margin > 0.0)
+            .collect();
+        deciding.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut named: Vec<String> = Vec::new();
+        for (_, word) in deciding {
+            if named.len() == DECIDING_WORDS {
+                break;
+            }
+            if !named.iter().any(|n| n == word) {
+                named.push(word.to_string());
+            }
+        }
+        Some(Inference { category, score: share, words: named })
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/builtin_wording.rs"));
+
+/// Words that say nothing alone of what failed; in a pair (`out of`, `not
+/// loaded`) they do.
+const FILLER: [&str; 24] = [
+    "the", "an", "is", "are", "was", "were", "be", "been", "on", "in", "at", "to", "for", "of", "and", "or",
+    "this", "that", "it", "its", "with", "by", "from", "not",
+];
+
+/// Words every failure uses, whatever it is: the kinds of exception and
+/// record (`ValueError`, `RuntimeError`, `ERROR`) and a traceback's own
+/// words. Alone or in a pair they would tell the model what was printed,
+/// not what failed.
+const GENERIC: [&str; 20] = [
+    "error",
+    "errors",
+    "exception",
+    "value",
+    "runtime",
+    "type",
+    "key",
+    "os",
+    "attribute",
+    "assertion",
+    "lookup",
+    "io",
+    "warning",
+    "info",
+    "debug",
+    "traceback",
+    "recent",
+    "call",
+    "last",
+    "most",
+];
+
+/// The words of a line (lowercase; a camel-case name is split into its
+/// words, `OutOfMemoryError` into out, of, memory, error), but for filler
+/// words alone, and each pair of adjacent words; words every failure uses
+/// are left out (see [`GENERIC`]), and so are numbers, hex and one-letter
+/// pieces: they name an instance, not a kind of failure.
+pub fn features(line: &str) -> impl Iterator<Item = String> {
+    let words: Vec<String> = words(line).into_iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
+    let pairs: Vec<String> = words.windows(2).map(|w| format!("{} {}", w[0], w[1])).collect();
+    words.into_iter().filter(|w| !FILLER.contains(&w.as_str())).chain(pairs)
+}
+
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in line.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut start = 0;
+        let bytes = piece.as_bytes();
+        for i in 1..=bytes.len() {
+            let boundary = i == bytes.len()
+                || (bytes[i].is_ascii_uppercase()
+                    && (bytes[i - 1].is_ascii_lowercase()
+                        || (bytes[i - 1].is_ascii_uppercase()
+                            && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))));
+            if boundary {
+                let word = piece[start..i].to_ascii_lowercase();
+                let letters = word.bytes().filter(u8::is_ascii_alphabetic).count();
+                let hex = word.len() >= 6 && word.bytes().all(|b| b.is_ascii_hexdigit());
+                if letters >= 2 && letters * 2 > word.len() && !hex {
+                    out.push(word);
+                }
+                start = i;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_worded_unlike_any_sample_gets_its_category_and_why() {
+        // XLA's words (jax-ml/jax), which no rule's sample nor fixture has;
+        // the catalogue's out-of-memory lines teach them.
+        let line = "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.";
+        assert!(!BUILTIN_WORDING.iter().any(|(text, _)| text.contains("RESOURCE_EXHAUSTED")));
+        let inference = WordingModel::builtin().infer(line).expect("a category");
+        assert_eq!(inference.category, Category::CudaOom);
+        assert!(inference.score >= THRESHOLD && inference.score <= 1.0, "{inference:?}");
+        assert!(
+            inference.words.iter().any(|w| w.contains("allocate") || w.contains("memory")),
+            "{inference:?}"
+        );
+    }
+
+    #[test]
+    fn harmless_wording_gets_no_category() {
+        let model = WordingModel::builtin();
+        assert_eq!(model.infer("Request 7f3a was cancelled by the client"), None);
+        assert_eq!(model.infer("INFO:     Application startup complete."), None);
+        // Too few words the catalogue knows: no guess.
+        assert_eq!(model.infer("zxqv wrtp"), None);
+    }
+
+    #[test]
+    fn a_rule_with_samples_for_new_words_teaches_them() {
+        // A driver whose kernel module is missing, in words no sample has.
+        let line = "Error: NVIDIA kernel module is not loaded on this host";
+        let builtin = || BUILTIN_WORDING.iter().map(|(text, label)| (*text, label.parse::<Category>().ok()));
+        let before = WordingModel::train(builtin());
+        assert_eq!(before.infer(line), None);
+        // A rule for it, with two samples.
+        let samples = [
+            "NVRM: the NVIDIA kernel module is not loaded; run modprobe nvidia",
+            "nvidia-smi: NVIDIA kernel module nvidia not loaded",
+        ];
+        let rule = samples.iter().map(|s| (*s, Some(Category::CudaDriverMismatch)));
+        let after = WordingModel::train(builtin().chain(rule));
+        let inference = after.infer(line).expect("a category");
+        assert_eq!(inference.category, Category::CudaDriverMismatch);
+        assert!(
+            inference.words.iter().any(|w| w.contains("module") || w.contains("loaded")),
+            "{inference:?}"
+        );
+    }
+
+    #[test]
+    fn words_are_split_at_case_and_punctuation_and_numbers_left_out() {
+        let words: Vec<String> = features("torch.OutOfMemoryError: 2.00 GiB at 0x7f3a9c").collect();
+        // `of` alone is filler, in a pair it stays; `error` says nothing.
+        assert_eq!(words[..3], ["torch", "out", "memory"]);
+        assert!(words.contains(&"gi".to_string()) || words.contains(&"gib".to_string()));
+        assert!(!words.iter().any(|w| w.contains("7f3a")));
+        assert!(words.contains(&"out of".to_string()));
+    }
+}
