@@ -433,3 +433,15 @@ fn a_servers_own_handler_that_hit_an_exception_ends_it() {
     let evidence = json(&out)["root_cause"]["evidence"].to_string();
     assert!(evidence.contains("NPU out of memory"), "{evidence}");
 }
+
+#[test]
+fn a_traceback_under_s6_overlays_stamp_is_one_failure() {
+    // blakeblackshear/frigate#8196 (2023-10): the detector process dies on
+    // an engine it cannot load; every line carries s6-overlay's stamp.
+    let log = std::fs::read_to_string(fixture("frigate-8196")).unwrap();
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let events = run_stdin(&["events", "-"], log.as_bytes());
+    let tracebacks = stdout(&events).lines().filter(|l| l.contains("\"kind\":\"traceback\"")).count();
+    assert_eq!(tracebacks, 1, "{}", stdout(&events));
+}

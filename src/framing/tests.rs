@@ -175,6 +175,11 @@ fn container_wrappers_stack() {
     let desktop =
         first("2025-03-06 23:36:39 llama_model_load: error loading model: unable to allocate CUDA0 buffer");
     assert!(desktop.message.starts_with("llama_model_load"));
+    // blakeblackshear/frigate#8196 (2023-10): s6-overlay's stamp, then the
+    // program's line whole, its indentation kept (a traceback's frames).
+    let s6 = first("2023-10-17 10:59:55.751797243    File \"/usr/lib/python3.9/multiprocessing/process.py\", line 315, in _bootstrap");
+    assert!(s6.formats.contains(Format::ContainerTimestamp));
+    assert!(s6.message.starts_with("  File \""), "{:?}", s6.message);
     let tgi = first("2023-07-07T17:55:43.805488Z ERROR text_generation_launcher: Webserver Crashed");
     assert_eq!((tgi.level, tgi.message), (Some(Level::Error), "Webserver Crashed"));
     let tsv = first("24/09/2025 22:45\tollama\t#5  0x00007f599032a763 in ggml_abort () from /usr/lib/ollama/libggml-base.so");

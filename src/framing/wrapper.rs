@@ -3,7 +3,7 @@
 //! Wrappers are what container runtimes and log collectors put in front of
 //! a program's own output: `docker logs -t` / `kubectl logs --timestamps`
 //! RFC 3339 stamps with `Z`, a collector's `[…Z] `, Docker Desktop's
-//! `YYYY-MM-DD HH:MM:SS `, docker compose's `service  | `, and a terminal's
+//! `YYYY-MM-DD HH:MM:SS `, s6-overlay's `YYYY-MM-DD HH:MM:SS.nnnnnnnnn  `, docker compose's `service  | `, and a terminal's
 //! echoed `^C`. They may stack, in any order.
 //!
 //! Process tags name the process inside a multi-process program: vLLM and
@@ -17,6 +17,7 @@ use super::{Format, Record};
 pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
     for _ in 0..4 {
         let next = container_stamp(line, pos, record)
+            .or_else(|| s6_stamp(line, pos, record))
             .or_else(|| collector_stamp(line, pos, record))
             .or_else(|| compose(line, pos, record))
             .or_else(|| kubectl_prefix(line, pos, record))
@@ -51,6 +52,24 @@ fn container_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Op
     }
     let stamp_end = s.pos;
     if !s.byte(b' ') {
+        return None;
+    }
+    record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::ContainerTimestamp);
+    Some(s.pos)
+}
+
+/// `2023-10-17 10:59:55.751797243  ` (s6-overlay's logger, `%Y-%m-%d
+/// %H:%M:%S.%N` and two spaces, in front of every line a Frigate container
+/// writes): the program's own line follows whole, its indentation kept.
+fn s6_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.date() && s.byte(b' ') && s.clock(Fraction::Never) && s.byte(b'.')) {
+        return None;
+    }
+    s.digits(9, 9)?;
+    let stamp_end = s.pos;
+    if !s.lit("  ") {
         return None;
     }
     record.time.get_or_insert(&line[pos..stamp_end]);
