@@ -48,7 +48,7 @@ impl Category {
                 "a just-in-time build (nvcc, ninja, a C compiler, torch.compile) failed"
             }
             Category::NoKernelImage => "a prebuilt binary has no code for this GPU",
-            Category::CudaOom => "GPU memory ran out",
+            Category::CudaOom => "an accelerator's memory ran out (a GPU, or an NPU or XPU in its own words)",
             Category::HostOomKill => {
                 "the kernel, a cgroup or systemd-oomd killed the process for host memory"
             }
@@ -60,7 +60,7 @@ impl Category {
             }
             Category::GpuXid => "the driver reports a GPU fault (Xid, fallen off the bus, ECC)",
             Category::CudaDriverMismatch => {
-                "the driver, the CUDA runtime or the device cannot be used together"
+                "the driver, the runtime (CUDA, ROCm, CANN, Level Zero) or the device cannot be used together"
             }
             Category::Segfault => "SIGSEGV",
             Category::Abort => "SIGABRT: an abort, a C++ terminate, a failed assertion",
@@ -75,7 +75,9 @@ impl Category {
             Category::WatchdogTimeout => "the server's own watchdog (or systemd's) gave up on a hung process",
             Category::ExecFailure => "the service's program cannot be executed",
             Category::PermissionDenied => "the process lacks a permission it needs",
-            Category::ServiceTimeout => "systemd gave up starting or stopping the unit",
+            Category::ServiceTimeout => {
+                "systemd, a launcher or the server gave up waiting for a start or a stop (a load that timed out)"
+            }
             Category::StartLimitHit => {
                 "a restart loop hit systemd's start limit, nothing earlier explains it"
             }
