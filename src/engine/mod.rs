@@ -988,10 +988,24 @@ const ENDING: [&str; 21] = [
 
 /// Do these words call a failure fatal, or say that what failed ends or
 /// could not start (see [`announced_as_fatal`])?
+/// Every error record asks, so one automaton, ASCII case-insensitive,
+/// and no copy of the message.
 fn says_it_ends(announcement: &str) -> bool {
+    static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(ENDING)
+            .expect("a few plain words make an automaton")
+    });
     // `Non-fatal error in session processor` (InvokeAI) says the opposite.
-    let announcement = announcement.to_ascii_lowercase().replace("non-fatal", "").replace("not fatal", "");
-    ENDING.iter().any(|words| announcement.contains(words))
+    let negated = |start: usize| {
+        let before = announcement.get(start.saturating_sub(4)..start).unwrap_or("");
+        before.eq_ignore_ascii_case("non-") || before.eq_ignore_ascii_case("not ")
+    };
+    words
+        .find_overlapping_iter(announcement)
+        .any(|m| ENDING[m.pattern().as_usize()] != "fatal" || !negated(m.start()))
 }
 
 fn logged(level: Option<Level>) -> bool {
