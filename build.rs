@@ -17,10 +17,14 @@ use std::{env, fs};
 #[path = "src/rules/regex_facts.rs"]
 mod regex_facts;
 
+#[path = "src/rules/wording/features.rs"]
+mod wording_features;
+
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("rules");
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=src/rules/regex_facts.rs");
+    println!("cargo:rerun-if-changed=src/rules/wording/features.rs");
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
@@ -98,13 +102,54 @@ fn write_wording(files: &[PathBuf], out_dir: &Path) {
         }
     }
     let mut out = String::from(
-        "/// The catalogue's labelled lines: (text, category; empty for harmless wording).\npub static BUILTIN_WORDING: &[(&str, &str)] = &[\n",
+        "/// The catalogue's labelled lines: (text, category; empty for harmless wording).\n#[cfg(test)]\npub static BUILTIN_WORDING: &[(&str, &str)] = &[\n",
     );
     for (text, label) in &examples {
         writeln!(out, "    ({text:?}, {label:?}),").unwrap();
     }
     out.push_str("];\n");
+    write_word_counts(&examples, &mut out);
     fs::write(out_dir.join("builtin_wording.rs"), out).unwrap();
+}
+
+/// Counts the labelled lines' words as `WordingModel::train` does, and
+/// writes the counts: the classes in order of first use, each class's
+/// number of words, the number of distinct words, and for each word,
+/// sorted, how often each class uses it.
+fn write_word_counts(examples: &[(String, String)], out: &mut String) {
+    let mut classes: Vec<&str> = Vec::new();
+    let mut totals: Vec<u32> = Vec::new();
+    let mut counts: BTreeMap<String, BTreeMap<usize, u32>> = BTreeMap::new();
+    for (text, label) in examples {
+        if wording_features::NOT_TAUGHT.contains(&label.as_str()) {
+            continue;
+        }
+        let class = match classes.iter().position(|c| c == label) {
+            Some(class) => class,
+            None => {
+                classes.push(label);
+                totals.push(0);
+                classes.len() - 1
+            }
+        };
+        for word in wording_features::features(text) {
+            *counts.entry(word).or_default().entry(class).or_default() += 1;
+            totals[class] += 1;
+        }
+    }
+    writeln!(out, "/// The classes of the counts below (empty: harmless wording).").unwrap();
+    writeln!(out, "static BUILTIN_CLASSES: &[&str] = &{classes:?};").unwrap();
+    writeln!(out, "/// How many words each class's lines hold.").unwrap();
+    writeln!(out, "static BUILTIN_TOTALS: &[u32] = &{totals:?};").unwrap();
+    writeln!(out, "/// How many distinct words the lines hold.").unwrap();
+    writeln!(out, "static BUILTIN_VOCABULARY: u32 = {};", counts.len()).unwrap();
+    writeln!(out, "/// For each word, sorted: (class, count) for the classes that use it.").unwrap();
+    writeln!(out, "static BUILTIN_COUNTS: &[(&str, &[(u8, u32)])] = &[").unwrap();
+    for (word, by_class) in &counts {
+        let row: Vec<String> = by_class.iter().map(|(class, count)| format!("({class}, {count})")).collect();
+        writeln!(out, "    ({word:?}, &[{}]),", row.join(", ")).unwrap();
+    }
+    out.push_str("];\n");
 }
 
 /// Writes `$OUT_DIR/builtin_regex_facts.rs`: the facts of every `message`

@@ -18,6 +18,9 @@ use std::sync::OnceLock;
 
 use super::category::Category;
 
+mod features;
+pub use features::{features, NOT_TAUGHT};
+
 /// Below this share of the evidence the winning category stays unsaid.
 pub const THRESHOLD: f64 = 0.8;
 
@@ -43,9 +46,21 @@ pub struct Inference {
 pub struct WordingModel {
     /// The classes: a category, or `None` for harmless wording.
     classes: Vec<Option<Category>>,
-    /// For each known word (or pair of words), its log-likelihood in each
-    /// class.
-    likelihood: HashMap<String, Vec<f64>>,
+    /// How many words (and pairs) each class's lines hold.
+    totals: Vec<u32>,
+    /// How many distinct words (and pairs) the lines hold.
+    vocabulary: u32,
+    counts: Counts,
+}
+
+/// For each known word (or pair of words), how often each class's lines
+/// use it.
+#[derive(Debug)]
+enum Counts {
+    /// Counted by `build.rs`: (word, [(class, count)]), sorted by word.
+    Table(&'static [(&'static str, &'static [(u8, u32)])]),
+    /// Counted at run time, from lines given to [`WordingModel::train`].
+    Map(HashMap<String, Vec<u32>>),
 }
 
 impl WordingModel {
@@ -54,10 +69,10 @@ impl WordingModel {
     /// `unknown`, teach nothing.
     pub fn train<'a>(examples: impl IntoIterator<Item = (&'a str, Option<Category>)>) -> WordingModel {
         let mut classes: Vec<Option<Category>> = Vec::new();
-        let mut counts: HashMap<String, HashMap<usize, u32>> = HashMap::new();
+        let mut counts: HashMap<String, Vec<u32>> = HashMap::new();
         let mut totals: Vec<u32> = Vec::new();
         for (text, label) in examples {
-            if label.is_some_and(|c| !c.is_crash() || c == Category::Unknown) {
+            if label.is_some_and(|c| !teaches(c)) {
                 continue;
             }
             let class = match classes.iter().position(|c| *c == label) {
@@ -69,41 +84,57 @@ impl WordingModel {
                 }
             };
             for word in features(text) {
-                *counts.entry(word).or_default().entry(class).or_default() += 1;
+                let row = counts.entry(word).or_default();
+                if row.len() <= class {
+                    row.resize(class + 1, 0);
+                }
+                row[class] += 1;
                 totals[class] += 1;
             }
         }
-        let vocabulary = counts.len() as f64;
-        let likelihood = counts
-            .into_iter()
-            .map(|(word, by_class)| {
-                let row = (0..classes.len())
-                    .map(|class| {
-                        let count = f64::from(by_class.get(&class).copied().unwrap_or(0));
-                        ((count + 1.0) / (f64::from(totals[class]) + vocabulary)).ln()
-                    })
-                    .collect();
-                (word, row)
-            })
-            .collect();
-        WordingModel { classes, likelihood }
+        let vocabulary = counts.len() as u32;
+        WordingModel { classes, totals, vocabulary, counts: Counts::Map(counts) }
     }
 
-    /// The model of the built-in catalogue (see `build.rs`).
+    /// The model of the built-in catalogue, counted by `build.rs` (the
+    /// same counting as [`WordingModel::train`] over the same lines).
     pub fn builtin() -> &'static WordingModel {
         static MODEL: OnceLock<WordingModel> = OnceLock::new();
-        MODEL.get_or_init(|| {
-            WordingModel::train(
-                BUILTIN_WORDING.iter().map(|(text, label)| (*text, label.parse::<Category>().ok())),
-            )
+        MODEL.get_or_init(|| WordingModel {
+            classes: BUILTIN_CLASSES.iter().map(|label| label.parse::<Category>().ok()).collect(),
+            totals: BUILTIN_TOTALS.to_vec(),
+            vocabulary: BUILTIN_VOCABULARY,
+            counts: Counts::Table(BUILTIN_COUNTS),
         })
+    }
+
+    /// The word's log-likelihood in each class (add-one smoothed), when
+    /// the model knows it.
+    fn likelihood(&self, word: &str) -> Option<Vec<f64>> {
+        let mut row = vec![0u32; self.classes.len()];
+        match &self.counts {
+            Counts::Table(table) => {
+                let at = table.binary_search_by(|(known, _)| (*known).cmp(word)).ok()?;
+                for &(class, count) in table[at].1 {
+                    row[usize::from(class)] = count;
+                }
+            }
+            Counts::Map(map) => row[..].iter_mut().zip(map.get(word)?).for_each(|(r, c)| *r = *c),
+        }
+        let vocabulary = f64::from(self.vocabulary);
+        let smoothed = row.iter().zip(&self.totals);
+        Some(
+            smoothed
+                .map(|(&count, &total)| ((f64::from(count) + 1.0) / (f64::from(total) + vocabulary)).ln())
+                .collect(),
+        )
     }
 
     /// The category the line's words point to, when they point clearly
     /// enough (see [`THRESHOLD`]) to one that is a crash cause.
     pub fn infer(&self, line: &str) -> Option<Inference> {
-        let words: Vec<(String, &Vec<f64>)> =
-            features(line).filter_map(|w| self.likelihood.get(&w).map(|row| (w, row))).collect();
+        let words: Vec<(String, Vec<f64>)> =
+            features(line).filter_map(|w| self.likelihood(&w).map(|row| (w, row))).collect();
         let known_words = words.iter().filter(|(w, _)| !w.contains(' ')).count();
         if known_words < MIN_KNOWN_WORDS {
             return None;
@@ -144,77 +175,14 @@ impl WordingModel {
     }
 }
 
+/// Whether lines labelled with this category teach the model: crash
+/// causes do, but `unknown` (no wording in common) and outcomes that are
+/// no crash do not. `build.rs` keeps the same list ([`NOT_TAUGHT`]).
+fn teaches(category: Category) -> bool {
+    !NOT_TAUGHT.contains(&category.name())
+}
+
 include!(concat!(env!("OUT_DIR"), "/builtin_wording.rs"));
-
-/// Words that say nothing alone of what failed; in a pair (`out of`, `not
-/// loaded`) they do.
-const FILLER: [&str; 24] = [
-    "the", "an", "is", "are", "was", "were", "be", "been", "on", "in", "at", "to", "for", "of", "and", "or",
-    "this", "that", "it", "its", "with", "by", "from", "not",
-];
-
-/// Words every failure uses, whatever it is: the kinds of exception and
-/// record (`ValueError`, `RuntimeError`, `ERROR`) and a traceback's own
-/// words. Alone or in a pair they would tell the model what was printed,
-/// not what failed.
-const GENERIC: [&str; 20] = [
-    "error",
-    "errors",
-    "exception",
-    "value",
-    "runtime",
-    "type",
-    "key",
-    "os",
-    "attribute",
-    "assertion",
-    "lookup",
-    "io",
-    "warning",
-    "info",
-    "debug",
-    "traceback",
-    "recent",
-    "call",
-    "last",
-    "most",
-];
-
-/// The words of a line (lowercase; a camel-case name is split into its
-/// words, `OutOfMemoryError` into out, of, memory, error), but for filler
-/// words alone, and each pair of adjacent words; words every failure uses
-/// are left out (see [`GENERIC`]), and so are numbers, hex and one-letter
-/// pieces: they name an instance, not a kind of failure.
-pub fn features(line: &str) -> impl Iterator<Item = String> {
-    let words: Vec<String> = words(line).into_iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
-    let pairs: Vec<String> = words.windows(2).map(|w| format!("{} {}", w[0], w[1])).collect();
-    words.into_iter().filter(|w| !FILLER.contains(&w.as_str())).chain(pairs)
-}
-
-fn words(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for piece in line.split(|c: char| !c.is_ascii_alphanumeric()) {
-        let mut start = 0;
-        let bytes = piece.as_bytes();
-        for i in 1..=bytes.len() {
-            let boundary = i == bytes.len()
-                || (bytes[i].is_ascii_uppercase()
-                    && (bytes[i - 1].is_ascii_lowercase()
-                        || (bytes[i - 1].is_ascii_uppercase()
-                            && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))));
-            if boundary {
-                let word = piece[start..i].to_ascii_lowercase();
-                let letters = word.bytes().filter(u8::is_ascii_alphabetic).count();
-                let hex = word.len() >= 6 && word.bytes().all(|b| b.is_ascii_hexdigit());
-                if letters >= 2 && letters * 2 > word.len() && !hex {
-                    out.push(word);
-                }
-                start = i;
-            }
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
@@ -233,6 +201,32 @@ mod tests {
             inference.words.iter().any(|w| w.contains("allocate") || w.contains("memory")),
             "{inference:?}"
         );
+    }
+
+    #[test]
+    fn the_table_build_rs_counted_is_the_model_its_lines_train() {
+        let labelled = BUILTIN_WORDING.iter().map(|(text, label)| (*text, label.parse::<Category>().ok()));
+        let trained = WordingModel::train(labelled);
+        let table = WordingModel::builtin();
+        assert_eq!(trained.classes, table.classes);
+        assert_eq!((&trained.totals, trained.vocabulary), (&table.totals, table.vocabulary));
+        let Counts::Map(map) = &trained.counts else { unreachable!() };
+        for word in map.keys() {
+            assert_eq!(trained.likelihood(word), table.likelihood(word), "{word}");
+        }
+        // Every label is a category the binary knows (an unknown name
+        // would silently count as harmless).
+        for label in BUILTIN_CLASSES.iter().filter(|l| !l.is_empty()) {
+            assert!(label.parse::<Category>().is_ok(), "{label}");
+        }
+    }
+
+    #[test]
+    fn lines_of_no_crash_cause_teach_nothing() {
+        for &category in Category::ALL {
+            let taught = category.is_crash() && category != Category::Unknown;
+            assert_eq!(teaches(category), taught, "{category}");
+        }
     }
 
     #[test]

@@ -1,0 +1,78 @@
+//! The words of a line as the wording model counts them: shared by the
+//! binary and by `build.rs`, which counts the catalogue's lines with it, so
+//! the table in the binary and the lines it is asked about are cut the
+//! same way.
+
+/// Words that say nothing alone of what failed; in a pair (`out of`, `not
+/// loaded`) they do.
+const FILLER: [&str; 24] = [
+    "the", "an", "is", "are", "was", "were", "be", "been", "on", "in", "at", "to", "for", "of", "and", "or",
+    "this", "that", "it", "its", "with", "by", "from", "not",
+];
+
+/// Words every failure uses, whatever it is: the kinds of exception and
+/// record (`ValueError`, `RuntimeError`, `ERROR`) and a traceback's own
+/// words. Alone or in a pair they would tell the model what was printed,
+/// not what failed.
+const GENERIC: [&str; 20] = [
+    "error",
+    "errors",
+    "exception",
+    "value",
+    "runtime",
+    "type",
+    "key",
+    "os",
+    "attribute",
+    "assertion",
+    "lookup",
+    "io",
+    "warning",
+    "info",
+    "debug",
+    "traceback",
+    "recent",
+    "call",
+    "last",
+    "most",
+];
+
+/// The words of a line (lowercase; a camel-case name is split into its
+/// words, `OutOfMemoryError` into out, of, memory, error), but for filler
+/// words alone, and each pair of adjacent words; words every failure uses
+/// are left out (see [`GENERIC`]), and so are numbers, hex and one-letter
+/// pieces: they name an instance, not a kind of failure.
+pub fn features(line: &str) -> impl Iterator<Item = String> {
+    let words: Vec<String> = words(line).into_iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
+    let pairs: Vec<String> = words.windows(2).map(|w| format!("{} {}", w[0], w[1])).collect();
+    words.into_iter().filter(|w| !FILLER.contains(&w.as_str())).chain(pairs)
+}
+
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in line.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut start = 0;
+        let bytes = piece.as_bytes();
+        for i in 1..=bytes.len() {
+            let boundary = i == bytes.len()
+                || (bytes[i].is_ascii_uppercase()
+                    && (bytes[i - 1].is_ascii_lowercase()
+                        || (bytes[i - 1].is_ascii_uppercase()
+                            && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase))));
+            if boundary {
+                let word = piece[start..i].to_ascii_lowercase();
+                let letters = word.bytes().filter(u8::is_ascii_alphabetic).count();
+                let hex = word.len() >= 6 && word.bytes().all(|b| b.is_ascii_hexdigit());
+                if letters >= 2 && letters * 2 > word.len() && !hex {
+                    out.push(word);
+                }
+                start = i;
+            }
+        }
+    }
+    out
+}
+
+/// Labels whose lines teach the model nothing: `unknown` has no wording in
+/// common, and the outcomes that are no crash are not causes.
+pub const NOT_TAUGHT: [&str; 4] = ["unknown", "healthy", "operator-stop", "benign-sigquit"];
