@@ -615,6 +615,18 @@ fn choose_root<'a>(
         }
         _ => s,
     });
+    // A writer's error, then its fatal one by the same rule (`slurmd:
+    // error: Waiting for …`, then `slurmd: fatal: can't stat …`): the
+    // fatal one is what ended it.
+    let stand_in = stand_in.map(|s| {
+        if s.summary || s.writer.is_none() || super::says_it_ends(&s.text) {
+            return s;
+        }
+        let ended_it = |o: &&Finding| {
+            o.rule == s.rule && o.line > s.line && o.writer == s.writer && super::says_it_ends(&o.text)
+        };
+        active.iter().copied().filter(unexplained).find(ended_it).unwrap_or(s)
+    });
     // Frames with no exception line, right before a line that names an
     // error: the paste split one traceback, and that line is decisive.
     let split_off = |f: &Failure| {

@@ -990,7 +990,7 @@ const ENDING: [&str; 21] = [
 /// could not start (see [`announced_as_fatal`])?
 /// Every error record asks, so one automaton, ASCII case-insensitive,
 /// and no copy of the message.
-fn says_it_ends(announcement: &str) -> bool {
+pub(super) fn says_it_ends(announcement: &str) -> bool {
     static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let words = WORDS.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()

@@ -20,7 +20,8 @@
 //! - InvokeAI's Python logging format, `[%(asctime)s]::[%(name)s]::%(levelname)s
 //!   --> %(message)s`: `[2025-06-16 11:36:11,273]::[InvokeAI]::ERROR --> `;
 //! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
-//!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `.
+//!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `;
+//! - Go loggers' logfmt and logrus formats ([`super::go_log`]).
 
 use super::scan::{Fraction, Scan};
 use super::{Format, Level, Record};
@@ -36,7 +37,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| loguru(line, pos, record))
         .or_else(|| tensorrt_llm(line, pos, record))
         .or_else(|| python_dashed(line, pos, record))
-        .or_else(|| python_bracketed(line, pos, record));
+        .or_else(|| python_bracketed(line, pos, record))
+        .or_else(|| super::go_log::parse(line, pos, record));
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;

@@ -17,6 +17,7 @@
 //! line there and returns both records.
 
 mod app;
+mod go_log;
 pub mod journal;
 pub mod json_line;
 mod scan;
@@ -133,6 +134,8 @@ crate::named_enum! {
         TorchC10 = "torch-c10",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",
+        Logfmt = "logfmt",
+        Logrus = "logrus",
         JournalJson = "journal-json",
         JournalExport = "journal-export",
         JournalVerbose = "journal-verbose",
@@ -313,6 +316,9 @@ fn frame_rest<'a>(line: &'a str, pos: usize, framed: &mut Framed<'a>) {
     let pos = app::parse(line, pos, record);
     record.message_at = pos;
     record.message = without_ray_repeat(&line[pos..]);
+    if record.formats.contains(Format::Logfmt) {
+        record.message = go_log::without_closing_quote(record.message);
+    }
     let Some(at) = find_embedded_start(line, pos) else { return };
     record.message = &line[pos..at];
     let inner = framed.embedded.insert(Record {
