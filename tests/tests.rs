@@ -8,6 +8,8 @@ mod util;
 mod cli;
 /// The process's fate decides: every supervisor's words, writers that go on.
 mod fate;
+/// Fingerprints of failures no rule names, and the runs they ended.
+mod fingerprint;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
 /// `logdiag completions SHELL` and `logdiag man`.

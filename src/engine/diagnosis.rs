@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::fingerprint::Fingerprint;
 use crate::rules::Category;
 use crate::vitals::args::ChangedArg;
 use crate::vitals::Vitals;
@@ -113,6 +114,10 @@ pub struct RootCause {
     /// decisive line's wording (`rules::wording`): what decided it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inferred: Option<Inferred>,
+    /// When no rule named the category: what stays the same when the same
+    /// failure happens again (in another run, file or host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
 }
 
 /// A category inferred from a failure's wording: the words that weighed
@@ -333,6 +338,56 @@ pub struct Diagnosis {
     pub inputs: Vec<InputSummary>,
     /// The runs judged, in input order.
     pub runs: Vec<Run>,
+    /// Failures no rule names that ended more than one run: the same
+    /// fingerprint, and the runs it ended.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recurring: Vec<Recurring>,
+}
+
+/// A failure no rule names that ended several runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Recurring {
+    /// Its fingerprint's id ([`Fingerprint::id`]).
+    pub fingerprint: String,
+    /// The root cause's title in the first run it ended.
+    pub title: String,
+    /// The runs it ended ([`Run::number`]), in input order.
+    pub runs: Vec<usize>,
+}
+
+impl Recurring {
+    /// The groups of crashed runs whose root causes share a fingerprint,
+    /// in the order of the first run of each.
+    pub fn among(runs: &[Run]) -> Vec<Recurring> {
+        let mut groups: Vec<Recurring> = Vec::new();
+        for run in runs {
+            let Some(cause) = run.root_cause.as_ref() else { continue };
+            let Some(fingerprint) = cause.fingerprint.as_ref() else { continue };
+            match groups.iter_mut().find(|g| g.fingerprint == fingerprint.id) {
+                Some(group) => group.runs.push(run.number),
+                None => groups.push(Recurring {
+                    fingerprint: fingerprint.id.clone(),
+                    title: cause.title.clone(),
+                    runs: vec![run.number],
+                }),
+            }
+        }
+        groups.retain(|g| g.runs.len() > 1);
+        groups
+    }
+
+    /// What a report says of it: `the same unknown failure ended runs 2, 5
+    /// and 9 (fingerprint …): <title>`.
+    pub fn describe(&self) -> String {
+        let numbers: Vec<String> = self.runs.iter().map(usize::to_string).collect();
+        let (last, rest) = numbers.split_last().expect("a group has runs");
+        format!(
+            "the same unrecognised failure ended runs {} and {last} (fingerprint {}): {}",
+            rest.join(", "),
+            self.fingerprint,
+            self.title
+        )
+    }
 }
 
 impl Diagnosis {

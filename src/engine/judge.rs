@@ -18,9 +18,10 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Confidence, Diagnosis, Evidence, Hundredths, Inferred, InputSummary, Outcome, RootCause, Run,
-    Symptom, Verdict, Work, SCHEMA, WENT_ON,
+    Benign, Confidence, Diagnosis, Evidence, Hundredths, Inferred, InputSummary, Outcome, Recurring,
+    RootCause, Run, Symptom, Verdict, Work, SCHEMA, WENT_ON,
 };
+use super::fingerprint::Fingerprint;
 use super::health;
 use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
@@ -112,7 +113,8 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
     } else {
         Verdict::NoCrash
     };
-    Diagnosis { schema: SCHEMA, verdict, root_cause: headline_cause(&runs), inputs, runs }
+    let recurring = Recurring::among(&runs);
+    Diagnosis { schema: SCHEMA, verdict, root_cause: headline_cause(&runs), inputs, runs, recurring }
 }
 
 /// The numbers of a source's runs ([`Run::number`]): in input order, the
@@ -773,6 +775,7 @@ fn root_cause(
                 evidence: evidence(&lines),
                 identified: true,
                 inferred: None,
+                fingerprint: None,
             }
         }
         Root::StandIn(symptom) => {
@@ -786,6 +789,7 @@ fn root_cause(
                 evidence: evidence(&symptom.evidence),
                 identified: false,
                 inferred: None,
+                fingerprint: None,
             }
         }
         Root::Elsewhere(record, symptom, named) => {
@@ -802,6 +806,7 @@ fn root_cause(
                 evidence: lines,
                 identified: true,
                 inferred: None,
+                fingerprint: None,
             }
         }
         Root::Failure(failure) => {
@@ -821,10 +826,29 @@ fn root_cause(
                 evidence: evidence(&failure.evidence),
                 identified: names_cause,
                 inferred: None,
+                fingerprint: None,
             }
         }
     };
-    (with_inferred_category(rules, root, cause), shown)
+    (with_inferred_category(rules, root, with_fingerprint(rules, root, cause)), shown)
+}
+
+/// A root cause whose category no rule named carries the fingerprint of
+/// its failure: the failure's own, or for a symptom standing in, the
+/// rule that read it and its masked message.
+fn with_fingerprint(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause) -> RootCause {
+    if cause.category != Category::Unknown {
+        return cause;
+    }
+    cause.fingerprint = match root {
+        Root::Failure(failure) => Some(failure.fingerprint.clone()),
+        Root::StandIn(symptom) => {
+            let message = symptom.text.get(symptom.message_at as usize..).unwrap_or(&symptom.text);
+            Some(Fingerprint::new(&rules.rule(symptom.rule).id, message, []))
+        }
+        Root::Cause(..) | Root::Elsewhere(..) => None,
+    };
+    cause
 }
 
 /// A root cause whose category no rule named takes the one its decisive

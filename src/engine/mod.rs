@@ -10,6 +10,7 @@
 //! collapse against the runs before it.
 
 pub mod diagnosis;
+pub mod fingerprint;
 mod health;
 mod int_map;
 mod judge;
@@ -28,6 +29,7 @@ use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet,
 use crate::vitals::{self, args, progress};
 
 pub use diagnosis::Diagnosis;
+use fingerprint::Fingerprint;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState, Writer};
 
 /// How to judge.
@@ -737,6 +739,7 @@ fn finding(
         line: line.number,
         text: evidence[0].text.clone(),
         cut: evidence[0].cut,
+        message_at: line.message_span.0,
         key: run::message_hash(line.message()),
         event_last: event.last_line(),
         title: run::excerpt(&rule.render_title(&m.captures)).0,
@@ -829,7 +832,9 @@ fn failure_of(
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
     let top_level = reaches_top_level(event);
+    let fingerprint = fingerprint_of(event, decisive, !exceptions.is_empty());
     Failure {
+        fingerprint,
         title,
         evidence,
         first_line: event.first_line(),
@@ -850,6 +855,25 @@ fn failure_of(
             && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
         in_thread: raised_in_a_thread(event),
     }
+}
+
+/// The fingerprint of a failure whose decisive line is `decisive`: its
+/// exception type (when `is_exception`) or what printed it, its message,
+/// and the frames above it in its traceback.
+fn fingerprint_of(event: &Event, decisive: &EventLine, is_exception: bool) -> Fingerprint {
+    use crate::events::traceback::{exception_name, parse_frame, Place};
+    let message = decisive.message().trim();
+    let kind = match event.kind {
+        _ if is_exception => exception_name(message, Place::InTraceback).unwrap_or("exception"),
+        EventKind::Record => "error record",
+        EventKind::FaultDump => "native crash",
+        _ => "traceback",
+    };
+    // An exception's frames are those above it; a traceback cut before
+    // its exception line has all of its own.
+    let above = event.lines.iter().take_while(|l| l.number < decisive.number || !is_exception);
+    let frames = above.filter(|l| l.role == LineRole::Frame).filter_map(|l| parse_frame(l.message().trim()));
+    Fingerprint::new(kind, message, frames.map(|f| (f.file, f.function)))
 }
 
 /// Did the traceback's exception propagate to the program's top level (an

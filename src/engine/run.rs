@@ -2,6 +2,7 @@
 //! (capped finding lists, a few line numbers), never the run's lines.
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
+use super::fingerprint::Fingerprint;
 use super::subject::Subject;
 use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
@@ -65,6 +66,8 @@ pub struct Finding {
     pub text: String,
     /// Bytes of the decisive line left out of `text`.
     pub cut: u64,
+    /// Where the decisive line's message starts in `text`.
+    pub message_at: u32,
     /// A hash of the decisive line's message with numbers blanked
     /// ([`message_key`]): repeats of the same message from other ranks,
     /// threads or times count once.
@@ -156,6 +159,8 @@ pub struct Failure {
     /// Raised in a thread other than the main one: it ends the process
     /// only when a death comes after it.
     pub in_thread: bool,
+    /// What stays the same when the same failure happens again.
+    pub fingerprint: Fingerprint,
 }
 
 /// Who wrote a line: the fields of its prefixes that tell writers apart

@@ -96,6 +96,15 @@ pub(super) fn run_details(
         if let Some(inferred) = &cause.inferred {
             push_wrapped(out, width, "              ", "              ", &for_terminal(&inferred.describe()));
         }
+        if let Some(fingerprint) = &cause.fingerprint {
+            push_wrapped(
+                out,
+                width,
+                "              ",
+                "              ",
+                &for_terminal(&fingerprint.describe()),
+            );
+        }
         out.push_str("  Evidence:\n");
         let decisive = cause.evidence.first().map(|e| e.line);
         let mut lines: Vec<_> = cause.evidence.iter().collect();

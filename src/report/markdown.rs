@@ -46,6 +46,12 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
         out.push('\n');
         summary_table(&mut out, &shown);
     }
+    if !diagnosis.recurring.is_empty() {
+        out.push('\n');
+        for recurring in &diagnosis.recurring {
+            let _ = writeln!(out, "- {}", prose(&recurring.describe()));
+        }
+    }
     for run in &shown {
         if super::worth_details(run, options.verbose) {
             out.push('\n');
@@ -182,6 +188,9 @@ fn run_details(out: &mut String, number: usize, run: &Run, options: &MarkdownOpt
         );
         if let Some(inferred) = &cause.inferred {
             let _ = writeln!(out, "{}\n", prose(&inferred.describe()));
+        }
+        if let Some(fingerprint) = &cause.fingerprint {
+            let _ = writeln!(out, "{}\n", prose(&fingerprint.describe()));
         }
         let decisive = cause.evidence.first().map(|e| e.line);
         let mut lines: Vec<_> = cause.evidence.iter().collect();

@@ -53,6 +53,9 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
         out.push('\n');
         out.push_str(&summary_table(&shown, terminal));
     }
+    for recurring in &diagnosis.recurring {
+        push_wrapped(&mut out, terminal.width, "", HANGING, &for_terminal(&recurring.describe()));
+    }
     let numbered: Vec<(usize, &Run)> = shown.iter().map(|r| (r.number, *r)).collect();
     let throughput = throughput_block(&numbered, options.verbose, terminal);
     if !throughput.is_empty() {
