@@ -1,6 +1,6 @@
 //! A failure no rule names carries a fingerprint that stays the same when
-//! it happens again (other numbers, paths, hosts), and reports group the
-//! runs it ended.
+//! it happens again (other numbers, paths, hosts), reports group the runs
+//! it ended, and `rules draft` turns it into a rule.
 
 use crate::util::*;
 
@@ -92,4 +92,65 @@ fn a_named_cause_has_no_fingerprint_and_nothing_is_grouped() {
     assert!(report["root_cause"]["rule"].is_string(), "{report}");
     assert!(report["root_cause"].get("fingerprint").is_none());
     assert!(report.get("recurring").is_none());
+}
+
+/// Writes the draft of `log`'s unknown failure into a new rules folder.
+fn drafted(name: &str, log: &str) -> (TempDir, String, std::path::PathBuf) {
+    let dir = TempDir::new(name);
+    let path = dir.write("incident.log", log.as_bytes());
+    let out = run(&["rules", "draft", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rule = stdout(&out);
+    dir.write("rules/drafted.toml", rule.as_bytes());
+    (dir, rule, path)
+}
+
+#[test]
+fn a_drafted_rule_passes_rules_check_and_names_the_failure_in_its_log() {
+    let log = crashed_start("gpu1", 1234, 3, "/home/alice/job", "open_shard", 1)
+        + &crashed_start("gpu1", 5678, 17, "/home/alice/job", "open_shard", 2);
+    let (dir, rule, path) = drafted("draft-unknown", &log);
+    assert!(rule.contains("id = \"local.shard-error\""), "{rule}");
+    // The masked parts are captures the title names.
+    assert!(
+        rule.contains("(?P<n1>\\d+)")
+            && rule.contains("title = \"shardio.errors.ShardError: shard {n1} of {path1}"),
+        "{rule}"
+    );
+    assert!(
+        rule.contains("# The prefilter requires one of: \"shardio.errors.ShardError: shard \""),
+        "{rule}"
+    );
+    let rules = dir.path().join("rules");
+    let check = run(&["rules", "check", rules.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}{}", stdout(&check), rule);
+    let out = run(&["--rules", rules.to_str().unwrap(), "--format", "json", path.to_str().unwrap()]);
+    for run in json(&out)["runs"].as_array().unwrap() {
+        assert_eq!(run["root_cause"]["rule"], "local.shard-error", "{run}");
+    }
+}
+
+#[test]
+fn a_draft_takes_the_inferred_category_and_makes_a_cause() {
+    let log = "Traceback (most recent call last):\n  File \"/app/train.py\", line 88, in <module>\n    state = step(state)\njaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes.\n";
+    let (dir, rule, path) = drafted("draft-inferred", log);
+    assert!(rule.contains("role = \"cause\"\n") && rule.contains("category = \"cuda-oom\"\n"), "{rule}");
+    let rules = dir.path().join("rules");
+    let out = run(&["--rules", rules.to_str().unwrap(), "--format", "json", path.to_str().unwrap()]);
+    // Named by a rule now: exit 1, no longer inferred.
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let cause = &json(&out)["root_cause"];
+    assert_eq!(
+        (cause["rule"].as_str(), cause["category"].as_str()),
+        (Some("local.xla-runtime-error"), Some("cuda-oom"))
+    );
+    assert!(cause.get("inferred").is_none() && cause.get("fingerprint").is_none(), "{cause}");
+}
+
+#[test]
+fn nothing_to_draft_is_an_error_that_says_why() {
+    let out = run(&["rules", "draft", fixture("seed-eagle3-oom-journal").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no failure that no rule names"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
 }

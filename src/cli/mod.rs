@@ -7,6 +7,7 @@
 
 mod corpus_cmd;
 mod diagnose;
+mod draft;
 mod events_cmd;
 mod generate;
 mod junit;
@@ -284,6 +285,16 @@ enum RulesAction {
     Explain {
         /// The rule id.
         id: String,
+    },
+    /// Write a rule skeleton (TOML, to stdout) for a failure no rule names
+    /// in a log: its regex, literals, sample and inferred category.
+    Draft {
+        /// The log.
+        file: String,
+        /// The run whose failure to draft (its number in the report;
+        /// default: the last run a failure no rule names ended).
+        #[arg(long, value_name = "N")]
+        run: Option<usize>,
     },
 }
 

@@ -1,4 +1,4 @@
-//! `logdiag rules list | categories | check [DIR] | explain ID`.
+//! `logdiag rules list | categories | check [DIR] | explain ID | draft FILE`.
 
 use std::io::Write;
 
@@ -69,6 +69,7 @@ pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) ->
                 }
             }
         }
+        RulesAction::Draft { file, run } => super::draft::run(file, *run, args, out),
         RulesAction::Explain { id } => {
             let rules = load_rules(args)?;
             let Some(index) = rules.find(id) else {

@@ -73,6 +73,45 @@ impl Fingerprint {
     }
 }
 
+/// The longest stretch of a masked message a drafted regex spells out.
+const PATTERN_CHARS: usize = 200;
+
+impl Fingerprint {
+    /// A regex for messages like the one this was taken from: its masked
+    /// parts become named captures (`n1`, `hex1`, `id1`, `path1`, …), the
+    /// rest is literal; a long message is cut after its first
+    /// [`PATTERN_CHARS`] characters. Also a title template naming the
+    /// same captures (`{n1}`).
+    pub fn pattern(&self) -> (String, String) {
+        let mut regex = String::new();
+        let mut title = String::new();
+        let mut counts = [0usize; MASKS.len()];
+        let mut rest = self.message.as_str();
+        while !rest.is_empty() && regex.len() < PATTERN_CHARS {
+            let next = MASKS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (mask, ..))| rest.find(mask).map(|at| (at, i)))
+                .min();
+            let literal_end = next.map_or(rest.len(), |(at, _)| at);
+            let literal: String =
+                rest[..literal_end].chars().take(PATTERN_CHARS.saturating_sub(regex.len()).max(1)).collect();
+            regex.push_str(&regex::escape(&literal));
+            title.push_str(&literal.replace('{', "(").replace('}', ")"));
+            if literal.len() < literal_end {
+                break;
+            }
+            let Some((at, i)) = next else { break };
+            let (mask, name, shape) = MASKS[i];
+            counts[i] += 1;
+            regex.push_str(&format!("(?P<{name}{}>{shape})", counts[i]));
+            title.push_str(&format!("{{{name}{}}}", counts[i]));
+            rest = &rest[at + mask.len()..];
+        }
+        (regex, title)
+    }
+}
+
 /// A file's path from its package on (`…/site-packages/vllm/worker.py` →
 /// `vllm/worker.py`), or its last two parts: the same file on another
 /// machine or in another environment reads the same.
@@ -87,19 +126,28 @@ fn package_path(file: &str) -> String {
     parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
+/// A UUID, masked as `<id>`.
+const UUID: &str = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+/// A `0x…` number, masked as `<hex>`.
+const HEX: &str = "0x[0-9a-fA-F]+";
+/// An absolute path (`/…/…`, `~/…`, `C:\…`), masked as `<path>`; a
+/// trailing `:`, `,` or `)` is the sentence's.
+const PATH: &str = r#"(?:[A-Za-z]:\\|~?/)[^\s'"]*[/\\][^\s'",):]*"#;
+
+/// What each mask stands for in a rule's regex: the same shapes the mask
+/// replaced (an id is a word or a UUID; a number, digits).
+const MASKS: [(&str, &str, &str); 4] =
+    [("<n>", "n", r"\d+"), ("<hex>", "hex", HEX), ("<id>", "id", r"[\w-]+"), ("<path>", "path", PATH)];
+
 /// The message with what names an instance masked: UUIDs and long hex or
 /// digit-laden ids as `<id>`, `0x…` as `<hex>`, absolute paths as
 /// `<path>`, and every other run of digits as `<n>`.
 pub fn mask(message: &str) -> String {
     static PARTS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#"(?x)
-            (?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)
-            | (?P<hex>\b0x[0-9a-fA-F]+\b)
-            | (?P<lead>^|[\s'"=(\[:,])(?P<path>(?:[A-Za-z]:\\|~?/)[^\s'"]*[/\\][^\s'",):]*)
-            | (?P<word>[0-9A-Za-z_]+)"#,
-        )
-        .expect("the mask pattern compiles")
+        let pattern = format!(
+            r#"(?P<uuid>\b{UUID}\b)|(?P<hex>\b{HEX}\b)|(?P<lead>^|[\s'"=(\[:,])(?P<path>{PATH})|(?P<word>[0-9A-Za-z_]+)"#
+        );
+        Regex::new(&pattern).expect("the mask pattern compiles")
     });
     PARTS
         .replace_all(message, |c: &Captures| {
@@ -213,6 +261,21 @@ mod tests {
         let elsewhere =
             Fingerprint::new("ValueError", "ValueError: bad shard 3 in /x/y", [("/x/foo/other.py", "read")]);
         assert_ne!(on_a.id, elsewhere.id);
+    }
+
+    #[test]
+    fn its_pattern_matches_the_message_and_its_kin() {
+        let message = "ShardError: shard 3 of /data/a/part-00003.bin failed at 0x7f3a {step}";
+        let fingerprint = Fingerprint::new("ShardError", message, []);
+        let (pattern, title) = fingerprint.pattern();
+        let regex = Regex::new(&pattern).unwrap();
+        assert!(regex.is_match(message), "{pattern}");
+        let kin = regex
+            .captures("ShardError: shard 17 of /srv/b/part-00017.bin failed at 0x1 {step}")
+            .expect(&pattern);
+        assert_eq!(&kin["path1"], "/srv/b/part-00017.bin");
+        assert_eq!(&kin["n1"], "17");
+        assert_eq!(title, "ShardError: shard {n1} of {path1} failed at {hex1} (step)");
     }
 
     #[test]

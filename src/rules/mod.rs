@@ -32,6 +32,13 @@ use crate::framing::{Format, FormatSet, Level, Record};
 pub use category::Category;
 pub use lazy::LazyRegex;
 pub use load::{LoadOptions, RuleError};
+
+/// The literals every match of `pattern` contains one of, as the
+/// prefilter finds them; `None` when there is no such set (or the pattern
+/// does not parse).
+pub fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    regex_facts::RegexFacts::parse(pattern)?.literals
+}
 use prefilter::{Candidate, Known};
 use regex_facts::RegexFacts;
 
