@@ -32,6 +32,9 @@ pub fn excerpt(text: &str) -> (String, u64) {
     (text[..end].to_string(), (text.len() - end) as u64)
 }
 
+/// Lines after a death within which an error is taken for its reason.
+const TOLD_AFTER_DEATH: u64 = 3;
+
 /// A line of evidence: number and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvidenceLine {
@@ -523,8 +526,13 @@ impl RunState {
                 failure.outlived = Some(line);
             }
         }
+        // The reason for a death told just after it (llama.cpp's
+        // asynchronous logger prints `CUDA error: …` after ggml's abort
+        // line): the death's telling, not an error anyone outlived.
+        let told_after_death =
+            |first: u64| self.last_terminal.is_some_and(|t| t < first && first <= t + TOLD_AFTER_DEATH);
         for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer == Some(writer)) {
-            if died_after(finding.event_last) {
+            if died_after(finding.event_last) || told_after_death(finding.line) {
                 finding.writer = None;
             } else if finding.event_last < line {
                 finding.outlived = Some(line);

@@ -180,6 +180,11 @@ pub fn class_of_opening(opening: &str) -> Option<LineKind> {
         if end + 1 == bytes.len() && bytes[end] == b':' {
             return None;
         }
+        // A name in parentheses may follow (Ray's `RayTaskError(Inner): `):
+        // such lines are classified one by one.
+        if bytes[end] == b'(' {
+            return None;
+        }
     }
     Some(match exception_name(opening, Place::Outside) {
         Some(_) => LineKind::Exception,
@@ -243,16 +248,29 @@ pub fn exception_name(message: &str, place: Place) -> Option<&str> {
         return None;
     }
     let end = message.bytes().position(|b| !NAME_BYTES[usize::from(b)]).unwrap_or(message.len());
-    let name = &message[..end];
-    if name.ends_with('.') {
+    let outer = &message[..end];
+    if outer.ends_with('.') {
         return None;
     }
+    // Ray's wrapped exceptions name the cause's type in parentheses:
+    // `ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.f() …`.
+    let end = match message[end..].strip_prefix('(') {
+        Some(inner) => {
+            let inner_end = inner.bytes().position(|b| !NAME_BYTES[usize::from(b)]).unwrap_or(inner.len());
+            match inner[inner_end..].starts_with(')') && inner_end > 0 {
+                true => end + 1 + inner_end + 1,
+                false => end,
+            }
+        }
+        None => end,
+    };
+    let name = &message[..end];
     let after = &message[end..];
     let followed_by_colon = after.starts_with(": ") || after == ":";
     if !(followed_by_colon || after.is_empty()) {
         return None;
     }
-    let last = name.rsplit('.').next().unwrap_or(name);
+    let last = outer.rsplit('.').next().unwrap_or(outer);
     let looks_like_exception = ["Error", "Exception", "Interrupt", "Exit", "Iteration", "Warning", "Failure"]
         .iter()
         .any(|suffix| last.ends_with(suffix))
@@ -294,6 +312,7 @@ mod tests {
             "a_b.c_d: e",
             "SomeName:x and more",
             "Exception in callback Loop.run()",
+            "ray.exceptions.RayTaskError(OutOfMemoryError): ray::MegatronTrainRayActor.train() (pid=2025282)",
             "café: 3",
         ];
         let mut decided = 0;
