@@ -40,8 +40,8 @@ const GENERIC: [&str; 20] = [
 /// The words of a line (lowercase; a camel-case name is split into its
 /// words, `OutOfMemoryError` into out, of, memory, error), but for filler
 /// words alone, and each pair of adjacent words; words every failure uses
-/// are left out (see [`GENERIC`]), and so are numbers, hex and one-letter
-/// pieces: they name an instance, not a kind of failure.
+/// are left out (see [`GENERIC`]), and so are numbers, hex, one-letter
+/// pieces and paths: they name an instance, not a kind of failure.
 pub fn features(line: &str) -> impl Iterator<Item = String> {
     let words: Vec<String> = words(line).into_iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
     let pairs: Vec<String> = words.windows(2).map(|w| format!("{} {}", w[0], w[1])).collect();
@@ -50,7 +50,11 @@ pub fn features(line: &str) -> impl Iterator<Item = String> {
 
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for piece in line.split(|c: char| !c.is_ascii_alphanumeric()) {
+    // A path names a place, not a failure: its words (user, app and
+    // package names) would teach the model where a failure was seen.
+    let not_a_path = |token: &&str| token.matches(['/', '\\']).count() < 2;
+    let text: Vec<&str> = line.split_whitespace().filter(not_a_path).collect();
+    for piece in text.iter().flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric())) {
         let mut start = 0;
         let bytes = piece.as_bytes();
         for i in 1..=bytes.len() {
