@@ -964,8 +964,12 @@ fn select_cause<'f>(
     };
     // A `systemctl status` summary says how the unit ended; a cause logged
     // in the journal says why.
-    // A warning names a cause only when nothing else does.
-    pool.into_iter().min_by_key(|(f, _)| (f.summary, f.warning, f.line, -rules.rule(f.rule).priority))
+    // A warning names a cause only when nothing else does. Hitting the
+    // start limit is the cause only when nothing else explains the
+    // failed starts, not even the status block's exit status.
+    let loop_only = |f: &Finding| f.category == Some(Category::StartLimitHit);
+    pool.into_iter()
+        .min_by_key(|(f, _)| (loop_only(f), f.summary, f.warning, f.line, -rules.rule(f.rule).priority))
 }
 
 /// Do a symptom and the record that would confirm it concern the same

@@ -53,7 +53,20 @@ fn words(line: &str) -> Vec<String> {
     // A path names a place, not a failure: its words (user, app and
     // package names) would teach the model where a failure was seen.
     let not_a_path = |token: &&str| token.matches(['/', '\\']).count() < 2;
-    let text: Vec<&str> = line.split_whitespace().filter(not_a_path).collect();
+    // Nor does a quoted class name (`'AutoModelForCausalLMWithValueHead'`):
+    // its words are a model's or a library's, not the failure's. Other
+    // quoted words stay (a weight's name says a checkpoint was read).
+    let not_quoted_name = |token: &&str| {
+        let inner = token.trim_end_matches([',', ';', '.', ')', ':']);
+        let name = inner.strip_prefix(['\'', '"', '`']).and_then(|t| t.strip_suffix(['\'', '"', '`']));
+        !name.is_some_and(|n| {
+            let capitals = n.bytes().filter(u8::is_ascii_uppercase).count();
+            n.bytes().all(|b| b.is_ascii_alphanumeric())
+                && capitals >= 2
+                && n.bytes().any(|b| b.is_ascii_lowercase())
+        })
+    };
+    let text: Vec<&str> = line.split_whitespace().filter(not_a_path).filter(not_quoted_name).collect();
     for piece in text.iter().flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric())) {
         let mut start = 0;
         let bytes = piece.as_bytes();
