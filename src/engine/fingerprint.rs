@@ -35,17 +35,44 @@ pub struct Fingerprint {
     pub frames: Vec<String>,
 }
 
-impl Fingerprint {
-    /// The fingerprint of a failure of `kind` whose decisive message is
-    /// `message`, raised under `frames` (`(file, function)`, outermost
-    /// first; only the innermost are kept).
+/// What a fingerprint is taken from, kept for every failure as it is read
+/// (cheap: no masking); the fingerprint itself is computed only for the
+/// failures a report names as a root cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parts {
+    kind: String,
+    message: String,
+    frames: Vec<String>,
+}
+
+impl Parts {
+    /// A failure of `kind` whose decisive message is `message`, raised
+    /// under `frames` (`(file, function)`, outermost first; only the
+    /// innermost are kept).
     pub fn new<'a>(kind: &str, message: &str, frames: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let frames: Vec<String> = frames
             .into_iter()
             .map(|(file, function)| format!("{} in {function}", package_path(file)))
             .collect();
         let frames = frames[frames.len().saturating_sub(FRAMES)..].to_vec();
-        let message = mask(message.trim());
+        Parts { kind: kind.to_string(), message: message.trim().to_string(), frames }
+    }
+
+    /// The fingerprint.
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::from_masked(&self.kind, mask(&self.message), self.frames.clone())
+    }
+}
+
+impl Fingerprint {
+    /// The fingerprint of a failure of `kind` whose decisive message is
+    /// `message`, raised under `frames` (`(file, function)`, outermost
+    /// first; only the innermost are kept).
+    pub fn new<'a>(kind: &str, message: &str, frames: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Parts::new(kind, message, frames).fingerprint()
+    }
+
+    fn from_masked(kind: &str, message: String, frames: Vec<String>) -> Self {
         let mut hash = Fnv::default();
         hash.write(kind);
         hash.write(&message);

@@ -841,7 +841,7 @@ fn with_fingerprint(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause) -> R
         return cause;
     }
     cause.fingerprint = match root {
-        Root::Failure(failure) => Some(failure.fingerprint.clone()),
+        Root::Failure(failure) => Some(failure.fingerprint.fingerprint()),
         Root::StandIn(symptom) => {
             let message = symptom.text.get(symptom.message_at as usize..).unwrap_or(&symptom.text);
             Some(Fingerprint::new(&rules.rule(symptom.rule).id, message, []))

@@ -29,7 +29,6 @@ use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet,
 use crate::vitals::{self, args, progress};
 
 pub use diagnosis::Diagnosis;
-use fingerprint::Fingerprint;
 use run::{CutTraceback, EvidenceLine, Failure, Finding, RunState, Writer};
 
 /// How to judge.
@@ -832,7 +831,7 @@ fn failure_of(
     }
     let decisive = exceptions.first().copied().unwrap_or(first);
     let top_level = reaches_top_level(event);
-    let fingerprint = fingerprint_of(event, decisive, !exceptions.is_empty());
+    let fingerprint = fingerprint_parts(event, decisive, !exceptions.is_empty());
     Failure {
         fingerprint,
         title,
@@ -857,10 +856,10 @@ fn failure_of(
     }
 }
 
-/// The fingerprint of a failure whose decisive line is `decisive`: its
-/// exception type (when `is_exception`) or what printed it, its message,
-/// and the frames above it in its traceback.
-fn fingerprint_of(event: &Event, decisive: &EventLine, is_exception: bool) -> Fingerprint {
+/// What the fingerprint of a failure whose decisive line is `decisive` is
+/// taken from: its exception type (when `is_exception`) or what printed
+/// it, its message, and the frames above it in its traceback.
+fn fingerprint_parts(event: &Event, decisive: &EventLine, is_exception: bool) -> fingerprint::Parts {
     use crate::events::traceback::{exception_name, parse_frame, Place};
     let message = decisive.message().trim();
     let kind = match event.kind {
@@ -873,7 +872,7 @@ fn fingerprint_of(event: &Event, decisive: &EventLine, is_exception: bool) -> Fi
     // its exception line has all of its own.
     let above = event.lines.iter().take_while(|l| l.number < decisive.number || !is_exception);
     let frames = above.filter(|l| l.role == LineRole::Frame).filter_map(|l| parse_frame(l.message().trim()));
-    Fingerprint::new(kind, message, frames.map(|f| (f.file, f.function)))
+    fingerprint::Parts::new(kind, message, frames.map(|f| (f.file, f.function)))
 }
 
 /// Did the traceback's exception propagate to the program's top level (an

@@ -2,7 +2,7 @@
 //! (capped finding lists, a few line numbers), never the run's lines.
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
-use super::fingerprint::Fingerprint;
+use super::fingerprint;
 use super::subject::Subject;
 use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
@@ -162,8 +162,8 @@ pub struct Failure {
     /// Raised in a thread other than the main one: it ends the process
     /// only when a death comes after it.
     pub in_thread: bool,
-    /// What stays the same when the same failure happens again.
-    pub fingerprint: Fingerprint,
+    /// What its fingerprint is taken from (see [`fingerprint`]).
+    pub fingerprint: fingerprint::Parts,
 }
 
 /// Who wrote a line: the fields of its prefixes that tell writers apart
