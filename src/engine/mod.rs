@@ -747,7 +747,7 @@ fn finding(
         unit,
         count: 1,
         silenced,
-        summary: line.formats.contains(Format::SystemctlStatus),
+        summary: line.formats.contains(Format::SystemctlStatus) || rule.summary,
         caught: handling.caught,
         announced: handling.announced,
         answered_after: None,

@@ -80,6 +80,7 @@ pub fn read(captures: &[(String, String)], rule_category: Option<Category>) -> O
     let category = match (rule_category.filter(|&c| c != Category::Unknown), ending) {
         (Some(category), _) => category,
         (None, Ending::Signal(signal)) => category_of_signal(signal),
+        (None, Ending::Status(status)) if is_windows_loader_failure(status) => Category::ImportError,
         (None, _) => Category::Unknown,
     };
     let stands_in =
@@ -292,11 +293,27 @@ fn is_shell_signal_code(signal: u8) -> bool {
 /// the code as its status): an access violation is a segfault, a fast-fail
 /// or heap corruption an abort, an illegal instruction the same.
 fn windows_exception(status: i64) -> Option<u8> {
-    match status {
+    match as_ntstatus(status) {
         0xC000_0005 => Some(11),
         0xC000_0409 | 0xC000_0374 => Some(6),
         0xC000_001D => Some(4),
         _ => None,
+    }
+}
+
+/// Windows's loader could not start the program: a DLL it needs is
+/// missing (STATUS_DLL_NOT_FOUND) or lacks an entry point it imports
+/// (STATUS_ENTRYPOINT_NOT_FOUND, a DLL of another version).
+fn is_windows_loader_failure(status: i64) -> bool {
+    matches!(as_ntstatus(status), 0xC000_0135 | 0xC000_0139)
+}
+
+/// A status as Windows's 32-bit code: printed signed (`-1073741819`), it
+/// is the same code as `0xC0000005`.
+fn as_ntstatus(status: i64) -> i64 {
+    match i32::try_from(status) {
+        Ok(negative) if negative < 0 => i64::from(negative as u32),
+        _ => status,
     }
 }
 
@@ -351,6 +368,18 @@ mod tests {
         ] {
             assert_eq!(category(how), Some(want), "{how:?}");
         }
+    }
+
+    #[test]
+    fn windows_codes_name_their_category_in_every_spelling() {
+        for status in ["0xC0000005", "3221225477", "-1073741819"] {
+            assert_eq!(category(&[("status", status)]), Some(Category::Segfault), "{status}");
+        }
+        assert_eq!(category(&[("status", "-1073741795")]), Some(Category::IllegalInstruction));
+        assert_eq!(category(&[("status", "-1073740791")]), Some(Category::Abort));
+        // The loader could not start it: a DLL or its entry point is missing.
+        assert_eq!(category(&[("status", "-1073741511")]), Some(Category::ImportError));
+        assert_eq!(category(&[("status", "0xC0000135")]), Some(Category::ImportError));
     }
 
     #[test]

@@ -142,6 +142,9 @@ pub struct Rule {
     pub terminal: bool,
     /// The failure counts even after an orderly stop.
     pub counts_after_stop: bool,
+    /// The line summarises how something ended: any other finding or
+    /// failure tells more.
+    pub summary: bool,
     /// Indices of rules whose findings this rule's finding explains.
     pub explains: Vec<usize>,
     /// For confirm rules: indices of the symptoms it confirms.

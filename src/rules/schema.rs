@@ -35,6 +35,10 @@ pub struct RuleFile {
     /// out, a start that hit the start limit).
     #[serde(default)]
     pub counts_after_stop: bool,
+    /// The line summarises how something ended (a pod table's
+    /// `CrashLoopBackOff`): it stands in only when nothing else tells.
+    #[serde(default)]
+    pub summary: bool,
     /// Ids of symptom rules this rule's finding explains.
     #[serde(default)]
     pub explains: Vec<Spanned<String>>,
