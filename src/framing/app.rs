@@ -9,6 +9,8 @@
 //!   `[E ProcessGroupNCCL.cpp:458] `;
 //! - Ray core (`logging.cc`): `[2024-02-27 16:09:19,106 E 19394 19394] `;
 //! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
+//! - llama.cpp's logger with time stamps, `0.00.025.467 I `, and
+//!   llama-box's `[2025-05-29 12:00:35.235796] E `;
 //! - uvicorn's level prefix `INFO:     `, alone or after an sglang header;
 //! - Python logging's default format (`basicConfig()`):
 //!   `WARNING:xformers:`, `INFO:root:`;
@@ -318,16 +320,24 @@ fn rust_tracing<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
 }
 
 /// llama.cpp's `common/log.cpp` with time stamps: `0.00.025.467 I msg`,
-/// `24.15.113.123 E msg` (minutes.seconds.milliseconds.microseconds, level).
+/// `24.15.113.123 E msg` (minutes.seconds.milliseconds.microseconds, level);
+/// llama-box (GPUStack's llama.cpp server) stamps the same logger with the
+/// date and time in brackets: `[2025-05-29 12:00:35.235796] E msg`.
 fn llama_cpp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    let stamp = s.digits(1, 6).is_some()
-        && s.byte(b'.')
-        && s.digits(2, 2).is_some()
-        && s.byte(b'.')
-        && s.digits(3, 3).is_some()
-        && s.byte(b'.')
-        && s.digits(3, 3).is_some();
+    let elapsed = |s: &mut Scan<'_>| {
+        s.digits(1, 6).is_some()
+            && s.byte(b'.')
+            && s.digits(2, 2).is_some()
+            && s.byte(b'.')
+            && s.digits(3, 3).is_some()
+            && s.byte(b'.')
+            && s.digits(3, 3).is_some()
+    };
+    let dated = |s: &mut Scan<'_>| {
+        s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.byte(b']')
+    };
+    let stamp = if line.as_bytes().get(pos) == Some(&b'[') { dated(&mut s) } else { elapsed(&mut s) };
     if !stamp || !s.byte(b' ') {
         return None;
     }
@@ -343,7 +353,8 @@ fn llama_cpp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<u
         return None;
     }
     record.level = Some(level);
-    record.time.get_or_insert(&line[pos..s.pos - 3]);
+    let stamp = &line[pos..s.pos - 3];
+    record.time.get_or_insert(stamp.trim_start_matches('[').trim_end_matches(']'));
     Some(s.pos)
 }
 

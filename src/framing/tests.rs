@@ -202,6 +202,14 @@ fn llama_cpp_log_lines() {
         (r.level, r.message),
         (Some(Level::Error), "CUDA error: the launch timed out and was terminated")
     );
+    // llama-box's wall-clock stamp (gpustack/gpustack#1547).
+    let r = first("[2025-05-29 12:00:35.235796] E ROCm error: out of memory");
+    assert_eq!(
+        (r.level, r.time, r.message),
+        (Some(Level::Error), Some("2025-05-29 12:00:35.235796"), "ROCm error: out of memory")
+    );
+    // A bracketed date before prose is not a level letter.
+    assert_eq!(first("[2025-05-29 12:00:35] Every model loaded").level, None);
 }
 
 #[test]
