@@ -124,8 +124,9 @@ fn basic(text: &str) -> String {
 fn slug(kind: &str, message: &str) -> String {
     let last = kind.rsplit('.').next().unwrap_or(kind);
     let is_type = last.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && !kind.contains(' ');
-    let unmasked =
-        ["<n>", "<hex>", "<id>", "<path>"].iter().fold(message.to_string(), |m, mask| m.replace(mask, " "));
+    let unmasked = crate::engine::fingerprint::MASK_TOKENS
+        .iter()
+        .fold(message.to_string(), |m, mask| m.replace(mask, " "));
     let source = if is_type { last } else { &unmasked };
     let mut words: Vec<String> = Vec::new();
     for piece in source.split(|c: char| !c.is_ascii_alphanumeric()).filter(|p| !p.is_empty()) {

@@ -144,10 +144,8 @@ impl Fingerprint {
 /// machine or in another environment reads the same.
 fn package_path(file: &str) -> String {
     let file = file.replace('\\', "/");
-    for marker in ["site-packages/", "dist-packages/"] {
-        if let Some(at) = file.rfind(marker) {
-            return file[at + marker.len()..].to_string();
-        }
+    if let Some(in_package) = super::in_package(&file) {
+        return in_package.to_string();
     }
     let parts: Vec<&str> = file.rsplit('/').take(2).collect();
     parts.into_iter().rev().collect::<Vec<_>>().join("/")
@@ -161,10 +159,17 @@ const HEX: &str = "0x[0-9a-fA-F]+";
 /// trailing `:`, `,` or `)` is the sentence's.
 const PATH: &str = r#"(?:[A-Za-z]:\\|~?/)[^\s'"]*[/\\][^\s'",):]*"#;
 
+/// The masks a fingerprint's message may hold.
+pub const MASK_TOKENS: [&str; 4] = ["<n>", "<hex>", "<id>", "<path>"];
+
 /// What each mask stands for in a rule's regex: the same shapes the mask
 /// replaced (an id is a word or a UUID; a number, digits).
-const MASKS: [(&str, &str, &str); 4] =
-    [("<n>", "n", r"\d+"), ("<hex>", "hex", HEX), ("<id>", "id", r"[\w-]+"), ("<path>", "path", PATH)];
+const MASKS: [(&str, &str, &str); 4] = [
+    (MASK_TOKENS[0], "n", r"\d+"),
+    (MASK_TOKENS[1], "hex", HEX),
+    (MASK_TOKENS[2], "id", r"[\w-]+"),
+    (MASK_TOKENS[3], "path", PATH),
+];
 
 /// The message with what names an instance masked: UUIDs and long hex or
 /// digit-laden ids as `<id>`, `0x…` as `<hex>`, absolute paths as

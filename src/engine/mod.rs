@@ -1061,11 +1061,15 @@ fn is_stdlib_frame(message: &str) -> bool {
 /// `flashinfer/sampling.py:54 in get_sampling_module`: the path from the
 /// package down (after site-packages/dist-packages) keeps it readable.
 fn frame_place(file: &str, line: u32, function: &str) -> String {
-    let short = ["site-packages/", "dist-packages/"]
+    format!("{}:{line} in {function}", in_package(file).unwrap_or(file))
+}
+
+/// A file's path from its installed package down (`…/site-packages/vllm/
+/// worker.py` → `vllm/worker.py`), when it is in one.
+fn in_package(file: &str) -> Option<&str> {
+    ["site-packages/", "dist-packages/"]
         .iter()
         .find_map(|marker| file.rsplit_once(marker).map(|(_, rest)| rest))
-        .unwrap_or(file);
-    format!("{short}:{line} in {function}")
 }
 
 fn shorten(text: &str, max: usize) -> String {

@@ -1,5 +1,6 @@
-//! Go loggers' line formats, which most of the GPU stack's Go programs
-//! (dcgm-exporter, the device plugins, containerd, ollama's server) print:
+//! Go loggers' line formats, which many of the GPU stack's Go programs
+//! print (dcgm-exporter and containerd through logrus, ollama's server
+//! through slog's text handler):
 //!
 //! - logfmt, logrus's text formatter when not on a terminal and go-kit's:
 //!   `time="2023-01-05T16:23:09Z" level=fatal msg="Failed to watch metrics"`
