@@ -7,6 +7,9 @@
 //!   `ERROR 11-15 01:06:40 worker_base.py:464] `;
 //! - torch c10: `[E210 02:06:33.321131395 ProcessGroupNCCL.cpp:616] `,
 //!   `[E ProcessGroupNCCL.cpp:458] `;
+//! - glog and Kubernetes' klog (Triton, TensorFlow, XLA, Go components):
+//!   `E1103 02:59:01.152656 81041 backend_model.cc:553] `, the thread id
+//!   padded with spaces;
 //! - Ray core (`logging.cc`): `[2024-02-27 16:09:19,106 E 19394 19394] `;
 //! - Rust `tracing` (TGI): ` INFO text_generation_launcher: `;
 //! - llama.cpp's logger with time stamps, `0.00.025.467 I `, and
@@ -33,6 +36,7 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
     let header_end = sglang(line, pos, record)
         .or_else(|| vllm(line, pos, record))
         .or_else(|| c10(line, pos, record))
+        .or_else(|| glog(line, pos, record))
         .or_else(|| ray_core(line, pos, record))
         .or_else(|| rust_tracing(line, pos, record))
         .or_else(|| llama_cpp(line, pos, record))
@@ -130,6 +134,7 @@ pub fn starts_record(line: &str, pos: usize) -> bool {
     let mut scratch = Record::default();
     sglang(line, pos, &mut scratch).is_some()
         || c10(line, pos, &mut scratch).is_some()
+        || glog(line, pos, &mut scratch).is_some()
         || vllm(line, pos, &mut scratch).is_some()
 }
 
@@ -256,6 +261,47 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
     }
     record.origin = Some(origin);
     record.formats.insert(Format::TorchC10);
+    Some(s.pos)
+}
+
+/// glog's prefix, `Lmmdd hh:mm:ss.uuuuuu threadid file:line] `: the
+/// level letter, the date with no year, the clock, the thread id and the
+/// source place. Unlike c10's, it has no opening bracket, so every part is
+/// required before a line is read as one.
+fn glog<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    let level = match s.peek()? {
+        b'E' => Level::Error,
+        b'W' => Level::Warning,
+        b'I' => Level::Info,
+        b'F' => Level::Fatal,
+        _ => return None,
+    };
+    s.pos += 1;
+    let stamp_at = s.pos;
+    if s.digits(4, 4).is_none() || !s.byte(b' ') || !s.clock(Fraction::Optional) {
+        return None;
+    }
+    let stamp_end = s.pos;
+    if !s.byte(b' ') {
+        return None;
+    }
+    s.spaces();
+    s.digits(1, 10)?;
+    if !s.byte(b' ') {
+        return None;
+    }
+    let origin_at = s.pos;
+    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
+    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
+        return None;
+    }
+    let origin = &line[origin_at..s.pos - 1];
+    s.byte(b' ');
+    record.level = Some(level);
+    record.time.get_or_insert(&line[stamp_at..stamp_end]);
+    record.origin = Some(origin);
+    record.formats.insert(Format::Glog);
     Some(s.pos)
 }
 

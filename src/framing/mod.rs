@@ -132,6 +132,7 @@ crate::named_enum! {
         Loguru = "loguru",
         TensorrtLlm = "tensorrt-llm",
         TorchC10 = "torch-c10",
+        Glog = "glog",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",
         Logfmt = "logfmt",

@@ -155,6 +155,20 @@ fn torch_c10_and_rank_prefix() {
 }
 
 #[test]
+fn glog_and_klog_prefix() {
+    let triton = first("E1103 02:59:01.152656 81041 backend_model.cc:553] ERROR: Failed to create instance");
+    assert_eq!((triton.level, triton.origin), (Some(Level::Error), Some("backend_model.cc:553")));
+    assert_eq!(triton.message, "Failed to create instance");
+    let klog = first("I0620 19:14:08.935267       1 manager.go:146] Starting plugin");
+    assert_eq!((klog.level, klog.message), (Some(Level::Info), "Starting plugin"));
+    assert!(klog.formats.contains(Format::Glog));
+    // A word that happens to start like a level letter and digits is no prefix.
+    let word = first("E1103 12:00:00.5 is when it stopped");
+    assert!(!word.formats.contains(Format::Glog));
+    assert_eq!(word.message, "E1103 12:00:00.5 is when it stopped");
+}
+
+#[test]
 fn container_wrappers_stack() {
     let compose = first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
     assert_eq!(compose.identifier, Some("sglang-1"));
