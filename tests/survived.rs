@@ -69,3 +69,24 @@ fn a_sticky_gpu_fault_is_not_outlived_by_later_progress() {
     assert_eq!(report["verdict"], "crash", "{report}");
     assert_eq!(report["root_cause"]["category"], "cuda-illegal-access");
 }
+
+/// DeepSpeed's launcher kills its workers when one of them ends with a
+/// failure, then exits: with nothing else after it, that is the run's end;
+/// after a Ctrl-C it is the operator's stop.
+#[test]
+fn deepspeeds_launcher_killing_its_workers_ends_the_run_unless_interrupted() {
+    let start = "[2024-01-22 16:50:40,315] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0]}\n\
+[2024-01-22 16:50:44,316] [INFO] [utils.py:799:see_memory_usage] CPU Virtual Memory: used = 26.4 GB, percent = 84.6%\n";
+    let kill =
+        "[2024-01-22 16:50:49,553] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 1080504\n";
+    let report = json(&run_stdin(&["--format", "json", "-"], format!("{start}{kill}").as_bytes()));
+    assert_eq!(report["verdict"], "crash", "{report}");
+    assert_eq!(report["root_cause"]["rule"], "deepspeed.launcher-kills-workers");
+    assert_eq!(report["root_cause"]["evidence"][0]["line"], 3);
+    let interrupted = format!(
+        "{start}^CTraceback (most recent call last):\n  File \"train.py\", line 10, in <module>\n    main()\nKeyboardInterrupt\n{kill}"
+    );
+    let report = json(&run_stdin(&["--format", "json", "-"], interrupted.as_bytes()));
+    assert_eq!(report["verdict"], "no-crash", "{report}");
+    assert_eq!(report["runs"][0]["outcome"], "stopped");
+}

@@ -24,6 +24,9 @@
 //!   `2025-08-12 19:40:24,526 - app - ERROR - `;
 //! - InvokeAI's Python logging format, `[%(asctime)s]::[%(name)s]::%(levelname)s
 //!   --> %(message)s`: `[2025-06-16 11:36:11,273]::[InvokeAI]::ERROR --> `;
+//! - DeepSpeed's logger: `[2023-04-07 13:09:33,220] [ERROR]
+//!   [launch.py:324:sigkill_handler] ` (time, level, file, line and
+//!   function, each in brackets);
 //! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
 //!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `;
 //! - Go loggers' logfmt and logrus formats ([`super::go_log`]).
@@ -44,6 +47,7 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| tensorrt_llm(line, pos, record))
         .or_else(|| python_dashed(line, pos, record))
         .or_else(|| python_bracketed(line, pos, record))
+        .or_else(|| deepspeed(line, pos, record))
         .or_else(|| super::go_log::parse(line, pos, record));
     let pos = match header_end {
         Some(end) => {
@@ -589,5 +593,45 @@ fn python_bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> O
     record.level = Some(level);
     record.time.get_or_insert(&line[pos + 1..stamp_end]);
     record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// DeepSpeed's logger (`deepspeed/utils/logging.py`): `[%(asctime)s]
+/// [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s] `, as in
+/// `[2023-04-07 13:09:33,220] [ERROR] [launch.py:324:sigkill_handler] `.
+fn deepspeed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(Fraction::Never)) {
+        return None;
+    }
+    if s.byte(b',') || s.byte(b'.') {
+        s.digits(1, 9)?;
+    }
+    let stamp_end = s.pos;
+    if !s.lit("] [") {
+        return None;
+    }
+    let at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[at..at + word]).filter(|_| word >= 4)?;
+    if !s.lit("] [") {
+        return None;
+    }
+    let origin_at = s.pos;
+    let file = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
+    if file == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b':') {
+        return None;
+    }
+    if s.take_while(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'<' || b == b'>') == 0
+        || !s.byte(b']')
+    {
+        return None;
+    }
+    let origin = &line[origin_at..s.pos - 1];
+    s.byte(b' ');
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos + 1..stamp_end]);
+    record.origin = Some(origin);
+    record.formats.insert(Format::Deepspeed);
     Some(s.pos)
 }

@@ -133,6 +133,7 @@ crate::named_enum! {
         TensorrtLlm = "tensorrt-llm",
         TorchC10 = "torch-c10",
         Glog = "glog",
+        Deepspeed = "deepspeed",
         RayCore = "ray-core",
         RustTracing = "rust-tracing",
         Logfmt = "logfmt",

@@ -169,6 +169,16 @@ fn glog_and_klog_prefix() {
 }
 
 #[test]
+fn deepspeed_logger_prefix() {
+    let r = first("[2023-04-07 13:09:33,220] [ERROR] [launch.py:324:sigkill_handler] ['python3', 'run.py'] exits with return code = -9");
+    assert_eq!((r.level, r.origin), (Some(Level::Error), Some("launch.py:324:sigkill_handler")));
+    assert_eq!(r.message, "['python3', 'run.py'] exits with return code = -9");
+    assert!(r.formats.contains(Format::Deepspeed));
+    // The stamp and level alone are some other program's format.
+    assert!(!first("[2023-04-07 13:09:33,220] [ERROR] something failed").formats.contains(Format::Deepspeed));
+}
+
+#[test]
 fn container_wrappers_stack() {
     let compose = first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
     assert_eq!(compose.identifier, Some("sglang-1"));

@@ -58,9 +58,12 @@ pub fn read(captures: &[(String, String)], rule_category: Option<Category>) -> O
         captures.iter().find(|(name, value)| name.starts_with(prefix) && !value.is_empty()).map(|(_, v)| v)
     };
     let unexpected = value("unexpected").is_some();
+    // "by signal 0" says that no signal ended the process.
+    let no_signal = value("signal").is_some_and(|s| s.trim() == "0");
     let ending = match (value("signal").and_then(|s| signal_of(s)), value("status")) {
         (Some(signal), _) => Ending::Signal(signal),
         (None, Some(status)) => ending_of_status(status),
+        (None, None) if no_signal => Ending::Clean,
         (None, None) => Ending::Unspecified,
     };
     let stopped = match ending {
@@ -384,9 +387,13 @@ mod tests {
 
     #[test]
     fn a_clean_end_or_a_stop_is_no_death_unless_it_was_not_expected() {
-        for how in
-            [&[("status", "0")][..], &[("signal", "SIGTERM")], &[("status", "143")], &[("signal", "2")]]
-        {
+        for how in [
+            &[("status", "0")][..],
+            &[("signal", "SIGTERM")],
+            &[("status", "143")],
+            &[("signal", "2")],
+            &[("signal", "0")],
+        ] {
             assert_eq!(category(how), None, "{how:?}");
         }
         assert_eq!(category(&[("status", "0"), ("unexpected", "not expected")]), Some(Category::Unknown));
