@@ -48,6 +48,10 @@ pub struct Labels {
     pub units: std::collections::BTreeMap<String, String>,
     /// Which runs (1-based, in report order) collapsed or hung.
     pub vitals: Option<VitalsLabels>,
+    /// A crash in a launch before the latest one (history, whatever the
+    /// verdict): some crashed run names an accepted category with one of
+    /// these evidence lines.
+    pub earlier: Option<EarlierLabels>,
     /// Why the tool does not meet these labels yet, for a case kept as a
     /// known miss.
     pub known_miss: Option<String>,
@@ -66,6 +70,17 @@ pub struct VitalsLabels {
     /// must not be).
     #[serde(default)]
     pub hung: Vec<usize>,
+}
+
+/// The `earlier` labels of a case: the crash of an earlier launch.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct EarlierLabels {
+    /// Every category a careful diagnosis may give it.
+    #[serde(default)]
+    pub accept: Vec<String>,
+    /// Substrings of its decisive lines.
+    #[serde(default)]
+    pub evidence: Vec<String>,
 }
 
 /// What checking a case found.
@@ -89,6 +104,8 @@ pub enum Status {
     WrongVerdict(String),
     /// A run is (or is not) degraded or hung against its label.
     WrongVitals(String),
+    /// No earlier launch crashed as the `earlier` labels say.
+    WrongEarlier,
     /// Labels pass but the report differs from `expected.json`.
     ReportChanged,
     /// There is no `expected.json` yet (run with `--bless`).
@@ -117,6 +134,7 @@ impl fmt::Display for Status {
             Status::WrongUnit(unit) => write!(f, "wrong outcome for unit {unit}"),
             Status::WrongVerdict(got) => write!(f, "wrong verdict (got {got})"),
             Status::WrongVitals(what) => write!(f, "wrong vitals: {what}"),
+            Status::WrongEarlier => f.write_str("no earlier launch crashed as labelled"),
             Status::ReportChanged => f.write_str("report changed (review, then --bless)"),
             Status::NotBlessed => f.write_str("not blessed (no expected.json; run with --bless)"),
             Status::KnownMiss(how) => write!(f, "known miss ({how})"),
@@ -145,6 +163,7 @@ impl Status {
             Status::WrongUnit(_) => "wrong-unit",
             Status::WrongVerdict(_) => "wrong-verdict",
             Status::WrongVitals(_) => "wrong-vitals",
+            Status::WrongEarlier => "wrong-earlier",
             Status::ReportChanged => "report-changed",
             Status::NotBlessed => "not-blessed",
             Status::KnownMiss(_) => "known-miss",
@@ -262,6 +281,19 @@ pub fn check_labels(labels: &Labels, diagnosis: &Diagnosis) -> Status {
             return Status::WrongVitals(wrong);
         }
     }
+    if let Some(earlier) = &labels.earlier {
+        let found = diagnosis.runs.iter().filter(|r| r.outcome == Outcome::Crash).any(|r| {
+            r.root_cause.as_ref().is_some_and(|c| {
+                earlier.accept.iter().any(|a| a.as_str() == c.category.name())
+                    && c.evidence
+                        .iter()
+                        .any(|e| earlier.evidence.iter().any(|want| e.text.contains(want.as_str())))
+            })
+        });
+        if !found {
+            return Status::WrongEarlier;
+        }
+    }
     check_verdict_and_cause(labels, diagnosis)
 }
 
@@ -289,6 +321,7 @@ fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
     let got = match diagnosis.verdict {
         Verdict::Crash => "crash",
         Verdict::Hung => "hung",
+        Verdict::Degraded => "degraded",
         Verdict::NoCrash => "no-crash",
     };
     match (labels.verdict.as_str(), got) {
@@ -355,6 +388,7 @@ Nov 30 10:00:10 h systemd[1]: trainer.service: Main process exited, code=killed,
             scorable: None,
             units: units.iter().map(|(u, s)| (u.to_string(), s.to_string())).collect(),
             vitals: None,
+            earlier: None,
             known_miss: None,
         };
         let right = labels(&[("trainer.service", "crash"), ("sglang.service", "healthy")]);

@@ -21,10 +21,13 @@
 //! - **A hang**: the last progress line reported requests running or
 //!   waiting, and no progress line has come for the hang time. A new
 //!   progress line retracts it.
+//! - **A collapse** (`degraded`): the engine's judgement of the run's speed
+//!   ([`crate::engine`]'s `degraded`), as soon as it has enough progress
+//!   lines to make it; `--until ready` ends on it with [`DEGRADED_EXIT`].
 
 use std::time::{Duration, Instant};
 
-use crate::engine::diagnosis::{phase, Confidence, Evidence, Outcome, Run};
+use crate::engine::diagnosis::{phase, Confidence, Evidence, Outcome, Run, DEGRADED_EXIT};
 use crate::engine::Diagnosis;
 
 /// How long a crash without evidence of death waits for signs of life.
@@ -53,6 +56,9 @@ pub enum State {
     Serving,
     /// Work was pending and no progress came for the hang time.
     Hung,
+    /// Ready, but its generation speed collapsed (against an earlier
+    /// launch, or within this one).
+    Degraded,
     /// Stopped in an orderly way.
     Stopped,
     /// Crashed.
@@ -69,6 +75,7 @@ impl State {
             State::Ready => phase::READY,
             State::Serving => phase::SERVING,
             State::Hung => "hung",
+            State::Degraded => "degraded",
             State::Stopped => "stopped",
             State::Crashed => "crashed",
         }
@@ -86,6 +93,7 @@ pub fn state_of(run: &Run) -> State {
         Outcome::Crash => State::Crashed,
         Outcome::Stopped => State::Stopped,
         Outcome::Hung => State::Hung,
+        Outcome::Degraded => State::Degraded,
         Outcome::Healthy | Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
             None => State::Starting,
             Some(phase::LISTENING) => State::Listening,
@@ -120,8 +128,11 @@ pub struct Change {
     pub history: bool,
     /// The line that decided the state: the proof of readiness (`ready`,
     /// `serving`), the last progress line (`hung`), the decisive line
-    /// (`crashed`).
+    /// (`crashed`), the slow progress line (`degraded`).
     pub evidence: Option<Evidence>,
+    /// The log already held it when watching began: written before, not
+    /// seen happen.
+    pub before_watch: bool,
 }
 
 /// How the watch is set up.
@@ -154,6 +165,9 @@ pub struct Watcher {
     written: Option<Instant>,
     /// The first diagnosis was taken.
     started: bool,
+    /// Where the log ended when watching began (source, line): what a
+    /// change's evidence at or before it was written before watching.
+    backlog_end: Option<(String, u64)>,
     /// The input has ended: nothing waits for signs of life any more.
     input_ended: bool,
 }
@@ -169,6 +183,7 @@ impl Watcher {
             work_seen: None,
             written: None,
             started: false,
+            backlog_end: None,
             input_ended: false,
         }
     }
@@ -190,6 +205,7 @@ impl Watcher {
     ) -> (Vec<Change>, Option<i32>) {
         self.written = Some(written.min(now));
         self.started = true;
+        self.backlog_end = diagnosis.runs.last().map(|r| (r.source.clone(), r.last_line));
         let mut changes = Vec::new();
         if !self.history_told {
             if let Some(run) = self.history(diagnosis) {
@@ -242,6 +258,7 @@ impl Watcher {
             (_, Until::Never) => None,
             (State::Crashed, _) => Some(crash_code(run)),
             (State::Hung, _) => Some(EXIT_HUNG),
+            (State::Degraded, Until::Ready) => Some(DEGRADED_EXIT),
             (State::Ready | State::Serving, Until::Ready) => Some(0),
             (State::Stopped, Until::Exit) => Some(0),
             (State::Stopped, Until::Ready) => Some(EXIT_ENDED_FIRST),
@@ -284,6 +301,7 @@ impl Watcher {
         match (self.options.until, state) {
             (_, State::Crashed) => crash_code(run),
             (_, State::Hung) => EXIT_HUNG,
+            (_, State::Degraded) => DEGRADED_EXIT,
             (Until::Never, _) => 0,
             (Until::Exit, State::Stopped) => 0,
             (Until::Ready, State::Ready | State::Serving) => 0,
@@ -326,10 +344,15 @@ impl Watcher {
         let evidence = match state {
             State::Ready | State::Serving => run.ready.clone(),
             State::Hung => run.work.as_ref().map(|w| w.evidence.clone()),
+            State::Degraded => run.degraded.as_ref().and_then(|d| d.evidence.last().cloned()),
             State::Crashed => run.root_cause.as_ref().and_then(|c| c.evidence.first().cloned()),
             _ => None,
         };
-        Change { run: run.clone(), state, history, evidence }
+        let before_watch = match (&evidence, &self.backlog_end) {
+            (Some(e), Some((source, last))) => e.source == *source && e.line <= *last,
+            _ => false,
+        };
+        Change { run: run.clone(), state, history, evidence, before_watch }
     }
 }
 

@@ -111,7 +111,7 @@ fn json_output_is_deterministic_and_follows_the_contract() {
     let second = run(&["--format", "json", &rel]);
     assert_eq!(first.stdout, second.stdout);
     let report = json(&first);
-    assert_eq!(report["schema"], 3);
+    assert_eq!(report["schema"], 4);
     assert_eq!(report["inputs"][0]["name"], rel.as_str(), "the name as the user gave it");
     assert!(!stdout(&first).contains(root().to_str().unwrap()), "no absolute paths");
     let run0 = &report["runs"][0];
@@ -299,6 +299,20 @@ fn verbose_text_lists_benign_lines_with_reasons() {
 }
 
 #[test]
+fn a_selection_that_matches_nothing_is_a_usage_error_that_says_what_there_is() {
+    let journal = "Nov 29 10:00:01 h systemd[1]: Started sglang.service - SGLang.\n\
+Nov 29 10:00:02 h python3[12]: [2025-11-29 10:00:02] server_args=ServerArgs(model_path='/m')\n";
+    let out = run_stdin(&["--unit", "nosuch", "-"], journal.as_bytes());
+    assert_eq!(out.status.code(), Some(2), "a typo must not stay green");
+    let said = stderr(&out);
+    assert!(said.contains("--unit nosuch") && said.contains("units seen: sglang.service"), "{said}");
+    assert_eq!(run_stdin(&["--unit", "sglang", "-"], journal.as_bytes()).status.code(), Some(0));
+    let out = run_stdin(&["--last", "-"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--last"), "{}", stderr(&out));
+}
+
+#[test]
 fn last_keeps_the_number_each_run_has_in_the_whole_report() {
     // The seed incident launched twice in one journal: runs 1 and 2.
     let once = std::fs::read(fixture("seed-k26-flashinfer-journal")).unwrap();
@@ -321,8 +335,12 @@ fn last_keeps_the_number_each_run_has_in_the_whole_report() {
     let text = stdout(&run(&["--last", path]));
     assert!(text.contains("\nRun 2: "), "{text}");
     assert!(!text.contains("Run 1"), "{text}");
+    // Without --last, run 1 is history: one line, its details with -v.
     let whole = stdout(&run(&[path]));
-    assert!(whole.contains("\nRun 1: ") && whole.contains("\nRun 2: "), "{whole}");
+    assert!(whole.contains("\n  run 1 sglang-k26.service (") && whole.contains("\nRun 2: "), "{whole}");
+    assert!(!whole.contains("\nRun 1: "), "{whole}");
+    let verbose = stdout(&run(&["-v", path]));
+    assert!(verbose.contains("\nRun 1: ") && verbose.contains("\nRun 2: "), "{verbose}");
 }
 
 #[test]

@@ -60,6 +60,9 @@ fn the_same_unknown_failure_in_two_runs_shares_a_fingerprint_and_is_grouped() {
         fingerprint_of(&runs[0])
     );
     assert!(text.contains(&grouped), "{text}");
+    // Runs 1 and 2 are history: one line for both, and their details with -v.
+    assert!(text.contains("runs 1–2 trainer.service (-:1-18): crashed the same way 2 times"), "{text}");
+    let text = stdout(&run_stdin(&["-v", "-"], log.as_bytes()));
     assert!(
         text.contains(&format!(
             "fingerprint {} (shardio.errors.ShardError: shard <n>",

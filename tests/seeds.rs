@@ -86,10 +86,17 @@ fn eagle3_journal_is_a_host_oom_kill() {
 fn appended_server_log_has_an_old_crash_and_a_healthy_current_run() {
     let path = fixture("seed-glm5-appended-server-log");
     let out = run(&["--format", "json", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0), "the current launch is healthy");
     let report = json(&out);
+    assert_eq!(report["verdict"], "no-crash");
+    assert!(report["root_cause"].is_null());
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
+    assert_eq!((runs[0]["history"].as_bool(), runs[1]["history"].as_bool()), (Some(true), Some(false)));
+    // Forensics: any launch decides.
+    let any = run(&["--any-launch", "--format", "json", path.to_str().unwrap()]);
+    assert_eq!(any.status.code(), Some(1));
+    assert_eq!(json(&any)["root_cause"]["category"], "flashinfer-unsupported-arch");
     assert_eq!(runs[0]["outcome"], "crash");
     assert_eq!(runs[0]["root_cause"]["category"], "flashinfer-unsupported-arch");
     assert_eq!(runs[1]["outcome"], "healthy");

@@ -70,6 +70,23 @@ fn a_sticky_gpu_fault_is_not_outlived_by_later_progress() {
     assert_eq!(report["root_cause"]["category"], "cuda-illegal-access");
 }
 
+/// An uncaught KeyboardInterrupt's traceback is the stop itself, whatever
+/// comes after it (PyInstaller's "Failed to execute script").
+#[test]
+fn an_interrupted_program_s_traceback_is_its_stop() {
+    let log = "Traceback (most recent call last):
+  File \"koboldcpp.py\", line 11673, in <module>
+    main(launch_args=parser.parse_args())
+  File \"koboldcpp.py\", line 7120, in RunServerMultiThreaded
+    exitcounter = 999
+KeyboardInterrupt
+[PYI-70387:ERROR] Failed to execute script 'koboldcpp' due to unhandled exception!
+";
+    let report = json(&run_stdin(&["--format", "json", "-"], log.as_bytes()));
+    assert_eq!(report["verdict"], "no-crash", "{report}");
+    assert_eq!(report["runs"][0]["outcome"], "stopped");
+}
+
 /// DeepSpeed's launcher kills its workers when one of them ends with a
 /// failure, then exits: with nothing else after it, that is the run's end;
 /// after a Ctrl-C it is the operator's stop.

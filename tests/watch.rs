@@ -315,6 +315,24 @@ fn replay_seed_glm5_appended_server_log() {
 }
 
 #[test]
+fn replay_seed_glm5_throughput_collapse() {
+    replay("seed-glm5-throughput-collapse");
+}
+
+#[test]
+fn a_collapsed_launch_ends_until_ready_with_the_degraded_code() {
+    let dir = TempDir::new("watch-degraded");
+    let log = dir.path().join("sglang-server.log");
+    std::fs::copy(fixture("seed-glm5-throughput-collapse"), &log).unwrap();
+    let (code, records, stderr) = Watch::start(&[log.to_str().unwrap(), "--until", "ready"]).finish();
+    assert_eq!(code, 6, "{records:#?}\n{stderr}");
+    let degraded = records.iter().find(|r| r["state"] == "degraded").expect("a degraded state");
+    assert_eq!(degraded["run"]["first_line"], 99);
+    assert_eq!(degraded["run"]["degraded"]["vs_run"], 1);
+    assert_eq!(degraded["before_watch"], true, "the file held it when watch began");
+}
+
+#[test]
 fn replay_seed_glm5_autotune_running() {
     replay("seed-glm5-autotune-running");
 }

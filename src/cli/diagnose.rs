@@ -35,9 +35,11 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
     let diagnosis = engine.diagnose(&JudgeOptions {
         latest: args.last.then_some(1),
         units: UnitFilter::new(&args.units),
+        any_launch: args.any_launch,
         degraded_below: args.degraded_below,
         hang_after_seconds: hang_after,
     });
+    selected_something(args, &diagnosis)?;
     let code = diagnosis.exit_code();
     if args.format == ReportFormat::Text && nothing_read(&diagnosis) {
         return write_empty(out, &diagnosis).map(|()| code);
@@ -55,6 +57,26 @@ pub(super) fn run(args: &DiagnoseArgs, out: &mut dyn Write) -> Result<i32, Failu
         Err(e) if super::is_closed_pipe(&e) => Ok(code),
         Err(e) => Err(Failure::Io(e)),
     }
+}
+
+/// A selection that matches nothing is a usage error, so that a monitor
+/// with a typo in `--unit` does not stay green: it says what there is.
+fn selected_something(args: &DiagnoseArgs, diagnosis: &Diagnosis) -> Result<(), Failure> {
+    if !diagnosis.runs.is_empty() {
+        return Ok(());
+    }
+    if !args.units.is_empty() {
+        let notices = diagnosis.inputs.iter().flat_map(|i| i.notices.iter().map(move |n| (i, n)));
+        let said: Vec<String> = notices
+            .filter(|(_, n)| n.starts_with("--unit "))
+            .map(|(input, notice)| format!("{}: {notice}", input.name))
+            .collect();
+        return Err(Failure::Message(for_terminal_lines(&said.join("; ")).into_owned()));
+    }
+    if args.last {
+        return Err(Failure::Message("--last: the input holds no launch to judge".to_string()));
+    }
+    Ok(())
 }
 
 /// Reads the logs the paths name. A directory walk's warnings (a link

@@ -32,7 +32,7 @@ pub const EXIT_ERROR: i32 = 2;
     name = "logdiag",
     version,
     about = "Find why a GPU inference server crashed: reads sglang, vLLM, journal and kernel logs and names the root cause with its evidence lines.",
-    after_help = "Exit codes: 0 no crash, 1 crash with root cause identified, 3 crash with root cause not identified, 5 hung (no crash), 2 error.\n\nExamples:\n  journalctl -u sglang.service | logdiag -\n  logdiag sglang-server.log\n  logdiag --format json --last /var/log/sglang/",
+    after_help = "Exit codes (of each unit's current launch; --any-launch: of any): 0 no crash, 1 crash with root cause identified, 3 crash with root cause not identified, 5 hung (no crash), 6 degraded (speed collapsed; no crash, no hang), 2 error.\n\nExamples:\n  journalctl -u sglang.service | logdiag -\n  logdiag sglang-server.log\n  logdiag --format json --last /var/log/sglang/",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -65,6 +65,11 @@ struct DiagnoseArgs {
     /// journal of several).
     #[arg(long)]
     last: bool,
+    /// Let every launch decide the verdict: a crash in an earlier launch
+    /// fails the run too (by default each unit's current launch decides,
+    /// and earlier ones are history).
+    #[arg(long, conflicts_with = "last")]
+    any_launch: bool,
     /// Judge only this unit, pod or container (repeatable; globs as
     /// journalctl -u takes them: `sglang` is sglang.service).
     #[arg(long = "unit", short = 'u', value_name = "NAME")]

@@ -282,6 +282,7 @@ impl Judge<'_> {
                     elapsed: f64,
                     state: &'a str,
                     history: bool,
+                    before_watch: bool,
                     evidence: Option<&'a Evidence>,
                     run: &'a Run,
                 }
@@ -290,6 +291,7 @@ impl Judge<'_> {
                     elapsed: (self.elapsed() * 1000.0).round() / 1000.0,
                     state: change.state.name(),
                     history: change.history,
+                    before_watch: change.before_watch,
                     evidence: change.evidence.as_ref(),
                     run: &change.run,
                 };
@@ -379,7 +381,7 @@ fn state_detail(change: &Change) -> String {
             format!("line {} of {}", e.line, for_terminal(&e.source))
         }
     };
-    match (&change.state, &change.evidence) {
+    let detail = match (&change.state, &change.evidence) {
         (State::Crashed, _) => match &run.root_cause {
             Some(cause) => format!(" — {} [{}]", for_terminal(&cause.title), cause.category),
             None => String::new(),
@@ -394,7 +396,22 @@ fn state_detail(change: &Change) -> String {
             for_terminal(last.text.trim())
         ),
         (State::Listening, _) => " — up, but no generation proven yet".to_string(),
+        (State::Degraded, Some(slow)) => match &run.degraded {
+            Some(d) => format!(
+                " — {:.0}% slower per request than {}: {}",
+                -d.change * 100.0,
+                d.vs_run.map_or_else(|| "earlier in this launch".to_string(), |n| format!("run {n}")),
+                for_terminal(slow.text.trim())
+            ),
+            None => String::new(),
+        },
         _ => String::new(),
+    };
+    match (&change.evidence, change.before_watch) {
+        (Some(e), true) if matches!(change.state, State::Crashed | State::Hung | State::Degraded) => {
+            format!("{detail} (written before watch started, at {})", at(e))
+        }
+        _ => detail,
     }
 }
 

@@ -11,8 +11,11 @@ use crate::rules::Category;
 use crate::vitals::args::ChangedArg;
 use crate::vitals::Vitals;
 
+/// The exit code of a collapse (verdict `degraded`), in batch and watch.
+pub const DEGRADED_EXIT: i32 = 6;
+
 /// The JSON schema version.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The phases a run reaches once its server is up (`runs[].phase`);
 /// before that, a start-up phase (`loading-weights`, …) named by a rule.
@@ -34,7 +37,9 @@ pub enum Verdict {
     Crash,
     /// No judged run crashed, and one hung.
     Hung,
-    /// No judged run crashed or hung.
+    /// No judged run crashed or hung, and one's speed collapsed.
+    Degraded,
+    /// No judged run crashed, hung or collapsed.
     NoCrash,
 }
 
@@ -53,6 +58,9 @@ crate::named_enum! {
         /// without progress for the hang time (whether or not an operator then
         /// stopped it).
         Hung = "hung",
+        /// It became ready and nothing fatal happened, but its generation
+        /// speed collapsed (`degraded` says against what).
+        Degraded = "degraded",
         /// Nothing tells.
         Unknown = "unknown",
     }
@@ -215,6 +223,10 @@ pub struct Run {
     pub unit: Option<String>,
     /// How it ended or where it stands.
     pub outcome: Outcome,
+    /// A launch before its unit's current one (the latest launch that
+    /// proved itself, or one still deciding): reported, but its outcome
+    /// does not decide the verdict (unless `--any-launch`).
+    pub history: bool,
     /// The phase it reached last, if any: a start-up phase, `listening`
     /// (up, no generation proven), `ready` or `serving`.
     pub phase: Option<String>,
@@ -392,11 +404,13 @@ impl Recurring {
 
 impl Diagnosis {
     /// The process exit code: 0 no crash, 1 crash with an identified root
-    /// cause, 3 crash whose root cause is not identified, 5 hung.
+    /// cause, 3 crash whose root cause is not identified, 5 hung, 6
+    /// degraded.
     pub fn exit_code(&self) -> i32 {
         match (self.verdict, &self.root_cause) {
             (Verdict::NoCrash, _) => 0,
             (Verdict::Hung, _) => 5,
+            (Verdict::Degraded, _) => DEGRADED_EXIT,
             (Verdict::Crash, Some(cause)) if cause.identified => 1,
             (Verdict::Crash, _) => 3,
         }

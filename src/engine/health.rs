@@ -84,6 +84,9 @@ pub fn judge_collapses(places: Places<'_>, states: &[RunState], judged: &mut [Ru
             }
         };
         judged[i].degraded = Some(degraded);
+        if judged[i].outcome == Outcome::Healthy {
+            judged[i].outcome = Outcome::Degraded;
+        }
     }
 }
 

@@ -23,6 +23,7 @@ use super::diagnosis::{
 };
 use super::fingerprint::Fingerprint;
 use super::health;
+use super::launches;
 use super::place::Places;
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
@@ -99,6 +100,9 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                     degraded.vs_run = numbers.starting_at(degraded.vs_stream_line);
                 }
             }
+            if !options.any_launch {
+                launches::mark_history(&mut all);
+            }
             let skip = options.latest.map_or(0, |n| unit.runs.len().saturating_sub(n));
             judged.extend(all.into_iter().skip(skip));
         }
@@ -106,10 +110,13 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
         judged.sort_by_key(|r| r.number);
         runs.extend(judged);
     }
-    let verdict = if runs.iter().any(|r| r.outcome == Outcome::Crash) {
+    let current = || runs.iter().filter(|r| !r.history);
+    let verdict = if current().any(|r| r.outcome == Outcome::Crash) {
         Verdict::Crash
-    } else if runs.iter().any(|r| r.outcome == Outcome::Hung) {
+    } else if current().any(|r| r.outcome == Outcome::Hung) {
         Verdict::Hung
+    } else if current().any(|r| r.outcome == Outcome::Degraded) {
+        Verdict::Degraded
     } else {
         Verdict::NoCrash
     };
@@ -161,7 +168,7 @@ impl RunNumbers {
 /// named cause before one whose SIGKILL nobody explains).
 fn headline_cause(runs: &[Run]) -> Option<RootCause> {
     let mut latest: Vec<&Run> = Vec::new();
-    for run in runs.iter().filter(|r| r.outcome == Outcome::Crash) {
+    for run in runs.iter().filter(|r| r.outcome == Outcome::Crash && !r.history) {
         latest.retain(|r| !(r.source == run.source && r.unit == run.unit));
         latest.push(run);
     }
@@ -451,6 +458,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         last_line,
         unit: setting.unit.map(str::to_string).or_else(|| run.unit.clone()),
         outcome: Outcome::Unknown,
+        history: false,
         phase: run.phase.clone(),
         ready: run.ready.as_ref().map(|r| evidence_at(places, r.line, r)),
         root_cause: None,
@@ -635,7 +643,11 @@ fn choose_root<'a>(
         let next = |line: u64| line > f.last_line && line <= f.last_line + SPLIT_LINES;
         f.headless && (active.iter().any(|a| next(a.line)) || failures.iter().any(|o| next(o.first_line)))
     };
-    let failure = failures.iter().copied().find(|f| before_stop(f.first_line) && !split_off(f));
+    // A traceback whose own lines hold the stop (an uncaught
+    // KeyboardInterrupt) is the stop, not a failure before it.
+    let is_the_stop = |f: &Failure| run.stop_line.is_some_and(|s| (f.first_line..=f.last_line).contains(&s));
+    let failure =
+        failures.iter().copied().find(|f| before_stop(f.first_line) && !split_off(f) && !is_the_stop(f));
     match (stand_in, failure) {
         (Some(s), Some(f)) if s.summary || f.first_line <= s.line => Some(Root::Failure(f)),
         (Some(s), _) => Some(match kill_record_for(setting, run, s) {

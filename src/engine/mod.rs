@@ -14,6 +14,7 @@ pub mod fingerprint;
 mod health;
 mod int_map;
 mod judge;
+mod launches;
 mod liveness;
 mod place;
 use crate::input::Reversal;
@@ -39,6 +40,9 @@ pub struct JudgeOptions {
     pub latest: Option<usize>,
     /// Judge only the units these patterns name (`--unit`); all when empty.
     pub units: UnitFilter,
+    /// Every launch decides the verdict, not only each unit's current one
+    /// (`--any-launch`): a crash anywhere in the log is a crash.
+    pub any_launch: bool,
     /// A run is degraded when it keeps less than this share of an earlier
     /// run's generation speed per request (`--degraded-below`).
     pub degraded_below: f64,
@@ -57,6 +61,7 @@ impl Default for JudgeOptions {
         JudgeOptions {
             latest: None,
             units: UnitFilter::default(),
+            any_launch: false,
             degraded_below: DEGRADED_BELOW,
             hang_after_seconds: HANG_AFTER_SECONDS,
         }

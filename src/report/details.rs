@@ -13,7 +13,7 @@ use super::paint::Paint;
 use super::terminal::Terminal;
 use super::text::{place, TextOptions, SYMPTOMS_SHOWN};
 use super::vitals::{degraded_details, hang_details};
-use crate::engine::diagnosis::Run;
+use crate::engine::diagnosis::{Outcome, Run};
 
 /// How an evidence line is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,8 +70,12 @@ pub(super) fn run_details(
     let width = terminal.width;
     let paint = Paint(terminal.color);
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
-    let degraded =
-        if run.degraded.is_some() { format!(", {}", paint.degraded("degraded")) } else { String::new() };
+    // A run that crashed or hung after its speed collapsed says both.
+    let degraded = if run.degraded.is_some() && run.outcome != Outcome::Degraded {
+        format!(", {}", paint.degraded("degraded"))
+    } else {
+        String::new()
+    };
     let outcome = paint.outcome(run.outcome, run.outcome.name());
     push_wrapped(out, width, "", "  ", &format!("Run {number}: {}{unit}: {outcome}{degraded}", place(run)));
     if let Some(hang) = &run.hang {

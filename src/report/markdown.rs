@@ -72,6 +72,7 @@ fn verdict_name(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Crash => "crash",
         Verdict::Hung => "hung",
+        Verdict::Degraded => "degraded",
         Verdict::NoCrash => "no crash",
     }
 }

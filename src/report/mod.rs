@@ -6,6 +6,7 @@
 mod details;
 pub mod escape;
 mod fit;
+mod history;
 mod markdown;
 mod paint;
 mod terminal;

@@ -33,12 +33,12 @@ impl Paint {
         }
     }
 
-    /// The report's last line: a crash in red, a hang in yellow, no crash
-    /// in green.
+    /// The report's last line: a crash in red, a hang or a collapse in
+    /// yellow, no crash in green.
     pub fn verdict(self, verdict: Verdict, text: &str) -> String {
         let sgr = match verdict {
             Verdict::Crash => BOLD_RED,
-            Verdict::Hung => BOLD_YELLOW,
+            Verdict::Hung | Verdict::Degraded => BOLD_YELLOW,
             Verdict::NoCrash => BOLD_GREEN,
         };
         self.span(sgr, text)
@@ -49,7 +49,7 @@ impl Paint {
     pub fn outcome(self, outcome: Outcome, text: &str) -> String {
         match outcome {
             Outcome::Crash => self.span(BOLD_RED, text),
-            Outcome::Hung => self.span(BOLD_YELLOW, text),
+            Outcome::Hung | Outcome::Degraded => self.span(BOLD_YELLOW, text),
             Outcome::Healthy => self.span(GREEN, text),
             Outcome::Starting | Outcome::Stopped => self.span(CYAN, text),
             Outcome::Unknown => text.to_string(),

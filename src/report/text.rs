@@ -40,8 +40,15 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let paint = Paint(terminal.color);
     let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
-    for run in &shown {
+    for run in shown.iter().filter(|r| !r.history) {
         headline(run, paint).push(&mut out, terminal.width);
+    }
+    let history: Vec<&Run> = shown.iter().copied().filter(|r| r.history).collect();
+    if !history.is_empty() {
+        out.push_str("Earlier launches (history; --any-launch lets them decide):\n");
+        for entry in super::history::entries(&history) {
+            push_wrapped(&mut out, terminal.width, "  ", "    ", &entry);
+        }
     }
     for (source, units) in &layout.folded {
         push_wrapped(&mut out, terminal.width, "", HANGING, &folded_line(source, units));
@@ -63,7 +70,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
         out.push_str(&throughput);
     }
     for run in &shown {
-        if super::worth_details(run, options.verbose) {
+        if super::worth_details(run, options.verbose) && (!run.history || options.verbose) {
             out.push('\n');
             let vs = run.degraded.as_ref().and_then(|d| d.vs_run);
             run_details(&mut out, run.number, run, vs, options);
@@ -79,6 +86,7 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let verdict = match diagnosis.verdict {
         Verdict::Crash => "crash",
         Verdict::Hung => "hung",
+        Verdict::Degraded => "degraded",
         Verdict::NoCrash => "no crash",
     };
     let _ = writeln!(
@@ -189,7 +197,7 @@ fn headline(run: &Run, paint: Paint) -> Headline {
             cause.category,
             cause.confidence.name()
         ),
-        (None, Outcome::Healthy) => {
+        (None, Outcome::Healthy | Outcome::Degraded) => {
             let proof = run.ready.as_ref().map(|r| format!(" (a generation completed at line {})", r.line));
             let serving = if run.phase.as_deref() == Some(phase::SERVING) { " and serving" } else { "" };
             format!("ready{}{serving}, nothing fatal", proof.unwrap_or_default())
@@ -220,6 +228,7 @@ fn headline(run: &Run, paint: Paint) -> Headline {
     let outcome = match run.outcome {
         Outcome::Crash => "CRASH".to_string(),
         Outcome::Hung => "HUNG".to_string(),
+        Outcome::Degraded => "DEGRADED".to_string(),
         other => other.name().to_string(),
     };
     let outcome = paint.outcome(run.outcome, &outcome);
@@ -228,8 +237,12 @@ fn headline(run: &Run, paint: Paint) -> Headline {
             Some(number) => format!("run {number}"),
             None => "an earlier run".to_string(),
         };
-        let degraded = paint.degraded("DEGRADED");
-        format!("; {degraded}: {:.0}% slower per request than {against}", -d.change * 100.0)
+        let slower = format!("{:.0}% slower per request than {against}", -d.change * 100.0);
+        if run.outcome == Outcome::Degraded {
+            format!("; {slower}")
+        } else {
+            format!("; {}: {slower}", paint.degraded("DEGRADED"))
+        }
     });
     let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
     Headline {
