@@ -70,6 +70,23 @@ fn a_sticky_gpu_fault_is_not_outlived_by_later_progress() {
     assert_eq!(report["root_cause"]["category"], "cuda-illegal-access");
 }
 
+/// A named error its writer went on from only to shut down explains the
+/// unexplained end that follows (tritonserver unloads its other models
+/// after one failed to load, then gives up); without that end it was
+/// outlived.
+#[test]
+fn an_error_outlived_only_to_shut_down_explains_the_end() {
+    let failed = "E0506 10:59:05.932885 1 model_repository_manager.cc:1234] failed to load 'densenet_onnx' version 1: Internal: CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version\n\
+I0506 10:59:06.100000 1 model_lifecycle.cc:459] loading: resnet50:1\n";
+    let ended = format!("{failed}error: creating server: Internal - failed to load all models\n");
+    let report = json(&run_stdin(&["--format", "json", "-"], ended.as_bytes()));
+    assert_eq!(report["verdict"], "crash", "{report}");
+    assert_eq!(report["root_cause"]["category"], "cuda-driver-mismatch");
+    assert_eq!(report["root_cause"]["evidence"][0]["line"], 1);
+    let report = json(&run_stdin(&["--format", "json", "-"], failed.as_bytes()));
+    assert_ne!(report["verdict"], "crash", "{report}");
+}
+
 /// An uncaught KeyboardInterrupt's traceback is the stop itself, whatever
 /// comes after it (PyInstaller's "Failed to execute script").
 #[test]

@@ -485,6 +485,8 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     let hang = health::hang(places, run, setting.hang_after);
     let hung = hang.is_some();
     let mut active: Vec<&Finding> = Vec::new();
+    // Named causes whose writer went on (without progress) after them.
+    let mut outlived_causes: Vec<&Finding> = Vec::new();
     // The lines of the findings the run outlived or that harm nothing.
     let mut set_aside: Vec<u64> = Vec::new();
     for f in &run.findings {
@@ -503,7 +505,12 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
                 Standing::AfterStop(line) => {
                     format!("a consequence of the orderly stop seen at {}", places.cite(line))
                 }
-                Standing::WentOn(line) => went_on_why(places, line),
+                Standing::WentOn(line) => {
+                    if f.role == Role::Cause {
+                        outlived_causes.push(f);
+                    }
+                    went_on_why(places, line)
+                }
                 Standing::Answered(line) => answered_why(places, line),
                 Standing::CaughtAndAnnounced => CAUGHT_AND_ANNOUNCED.to_string(),
             }
@@ -513,9 +520,26 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     }
 
     let failures = unsurvived_failures(places, run, &mut result.benign);
-    let (active, failures) = set_aside_warnings(rules, places, run, active, failures, &mut result.benign);
+    let (mut active, failures) = set_aside_warnings(rules, places, run, active, failures, &mut result.benign);
 
-    let Some(root) = choose_root(rules, setting, run, &active, &failures) else {
+    let mut root = choose_root(rules, setting, run, &active, &failures);
+    // The run then ended, and the end says nothing of why (a program's last
+    // words, an exit status): a named cause its writer went on from only
+    // to shut down (no progress came after it: tritonserver unloading its
+    // other models after one failed to load) is why.
+    if let Some(Root::StandIn(end)) = &root {
+        let end_line = end.line;
+        let unnamed = end.category.is_none_or(|c| c == Category::Unknown);
+        if let Some(cause) = outlived_causes.iter().rev().find(|c| c.line < end_line).filter(|_| unnamed) {
+            let cause: &Finding = cause;
+            result.benign.retain(|b| b.line != cause.line);
+            active.push(cause);
+            active.sort_by_key(|f| f.line);
+            root = choose_root(rules, setting, run, &active, &failures);
+        }
+    }
+
+    let Some(root) = root else {
         // A death the run outlived (a child's, a runner's) did not end it.
         let outlived_its_end = run.last_terminal.is_some_and(|t| set_aside.contains(&t));
         result.outcome = quiet_outcome(run, outlived_its_end);
