@@ -112,3 +112,18 @@ fn a_healthy_log_has_a_table_and_no_details() {
     assert!(!md.contains("### Run"), "{md}");
     assert!(md.ends_with("**Verdict:** no crash (exit 0)\n"), "{md}");
 }
+
+#[test]
+fn an_earlier_launch_is_one_line_of_history_and_a_collapse_is_the_verdict() {
+    let appended = fixture("seed-glm5-appended-server-log");
+    let out = run(&["--format", "markdown", appended.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.starts_with("## logdiag: no crash"), "{text}");
+    assert!(text.contains("\n  - run 1 (") && text.contains("crashed: FlashInfer"), "{text}");
+    assert!(fenced_blocks(&text).is_empty(), "history has no evidence block without -v: {text}");
+    let collapse = fixture("seed-glm5-throughput-collapse");
+    let out = run(&["--format", "markdown", collapse.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(6));
+    assert!(stdout(&out).starts_with("## logdiag: degraded"), "{}", stdout(&out));
+}

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use super::escape::for_terminal;
 use super::text::{Layout, SYMPTOMS_SHOWN};
 use super::vitals::{duration, figure};
-use crate::engine::diagnosis::{Diagnosis, Run, Verdict, WENT_ON};
+use crate::engine::diagnosis::{Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
 /// What the Markdown report shows.
 #[derive(Debug, Clone, Default)]
@@ -31,8 +31,15 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
     let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
     let mut out = format!("## logdiag: {}\n\n", verdict_name(diagnosis.verdict));
-    for run in &shown {
+    for run in shown.iter().filter(|r| !r.history) {
         let _ = writeln!(out, "- {}", headline(run));
+    }
+    let history: Vec<&Run> = shown.iter().copied().filter(|r| r.history).collect();
+    if !history.is_empty() {
+        out.push_str("- Earlier launches (history; `--any-launch` lets them decide):\n");
+        for entry in super::history::entries(&history) {
+            let _ = writeln!(out, "  - {}", prose(&entry));
+        }
     }
     for (source, units) in &layout.folded {
         let names: Vec<String> =
@@ -53,7 +60,7 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
         }
     }
     for run in &shown {
-        if super::worth_details(run, options.verbose) {
+        if super::worth_details(run, options.verbose) && (!run.history || options.verbose) {
             out.push('\n');
             run_details(&mut out, run.number, run, options);
         }
@@ -109,7 +116,10 @@ fn headline(run: &Run) -> String {
     let degraded = run
         .degraded
         .as_ref()
-        .map(|d| format!("; **DEGRADED** ({:.0}% slower per request)", -d.change * 100.0))
+        .map(|d| match run.outcome {
+            Outcome::Degraded => format!("; {:.0}% slower per request", -d.change * 100.0),
+            _ => format!("; **DEGRADED** ({:.0}% slower per request)", -d.change * 100.0),
+        })
         .unwrap_or_default();
     let survived =
         run.benign.iter().find(|b| b.why.starts_with(WENT_ON)).filter(|_| run.root_cause.is_none());
