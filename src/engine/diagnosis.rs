@@ -224,8 +224,8 @@ pub struct Run {
     /// How it ended or where it stands.
     pub outcome: Outcome,
     /// A launch before its unit's current one (the latest launch that
-    /// proved itself, or one still deciding): reported, but its outcome
-    /// does not decide the verdict (unless `--any-launch`).
+    /// decided anything: see `engine::launches`): reported, but its
+    /// outcome does not decide the verdict (unless `--any-launch`).
     pub history: bool,
     /// The phase it reached last, if any: a start-up phase, `listening`
     /// (up, no generation proven), `ready` or `serving`.

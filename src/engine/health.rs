@@ -51,7 +51,8 @@ pub fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang>
 /// Marks the runs of one unit whose speed collapsed (`judged[i]` is the
 /// judgement of `states[i]`, in order): against the best earlier run that
 /// was healthy or stopped and did not collapse itself, or else within the
-/// run, its last stretch against an earlier one.
+/// run, its last stretch against an earlier one. A healthy run that
+/// collapsed takes the outcome `degraded`.
 pub fn judge_collapses(places: Places<'_>, states: &[RunState], judged: &mut [Run], below: f64) {
     for i in 0..states.len().min(judged.len()) {
         let Some(recorder) = states[i].vitals.as_deref() else { continue };

@@ -234,14 +234,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
     if !s.byte(b'[') {
         return None;
     }
-    let level = match s.peek()? {
-        b'E' => Level::Error,
-        b'W' => Level::Warning,
-        b'I' => Level::Info,
-        b'F' => Level::Fatal,
-        _ => return None,
-    };
-    s.pos += 1;
+    let level = severity_letter(&mut s)?;
     let stamp_at = s.pos;
     // `MMDD` (month unpadded: `E210` is February 10th) and a clock.
     if s.digits(3, 4).is_some() && !(s.byte(b' ') && s.clock(Fraction::Optional)) {
@@ -252,12 +245,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
         return None;
     }
     s.spaces();
-    let origin_at = s.pos;
-    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
-    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
-        return None;
-    }
-    let origin = &line[origin_at..s.pos - 1];
+    let origin = source_place(line, &mut s)?;
     s.byte(b' ');
     record.level = Some(level);
     if stamp_end > stamp_at {
@@ -274,14 +262,7 @@ fn c10<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> 
 /// required before a line is read as one.
 fn glog<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    let level = match s.peek()? {
-        b'E' => Level::Error,
-        b'W' => Level::Warning,
-        b'I' => Level::Info,
-        b'F' => Level::Fatal,
-        _ => return None,
-    };
-    s.pos += 1;
+    let level = severity_letter(&mut s)?;
     let stamp_at = s.pos;
     if s.digits(4, 4).is_none() || !s.byte(b' ') || !s.clock(Fraction::Optional) {
         return None;
@@ -295,18 +276,36 @@ fn glog<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize>
     if !s.byte(b' ') {
         return None;
     }
-    let origin_at = s.pos;
-    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
-    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
-        return None;
-    }
-    let origin = &line[origin_at..s.pos - 1];
+    let origin = source_place(line, &mut s)?;
     s.byte(b' ');
     record.level = Some(level);
     record.time.get_or_insert(&line[stamp_at..stamp_end]);
     record.origin = Some(origin);
     record.formats.insert(Format::Glog);
     Some(s.pos)
+}
+
+/// The severity letter glog and c10 start with: `E`, `W`, `I`, `F`.
+fn severity_letter(s: &mut Scan<'_>) -> Option<Level> {
+    let level = match s.peek()? {
+        b'E' => Level::Error,
+        b'W' => Level::Warning,
+        b'I' => Level::Info,
+        b'F' => Level::Fatal,
+        _ => return None,
+    };
+    s.pos += 1;
+    Some(level)
+}
+
+/// The `file:line]` glog and c10 end with: the origin, without the bracket.
+fn source_place<'a>(line: &'a str, s: &mut Scan<'_>) -> Option<&'a str> {
+    let origin_at = s.pos;
+    let name = s.take_while(|b| !matches!(b, b' ' | b':' | b']'));
+    if name == 0 || !s.byte(b':') || s.digits(1, 6).is_none() || !s.byte(b']') {
+        return None;
+    }
+    Some(&line[origin_at..s.pos - 1])
 }
 
 fn ray_core<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
