@@ -87,6 +87,31 @@ I0506 10:59:06.100000 1 model_lifecycle.cc:459] loading: resnet50:1\n";
     assert_ne!(report["verdict"], "crash", "{report}");
 }
 
+/// A traceback cut before its exception line names nothing: a named
+/// error before it, whose writer went on only to log more start-up lines,
+/// is the cause (vllm-project/vllm#20226's shape); when the exception line
+/// is there, it names the failure itself.
+#[test]
+fn an_error_outlived_explains_a_traceback_cut_before_its_exception() {
+    let tag = "(VllmWorker rank=1 pid=2699412) ERROR 08-11 10:45:36 [multiproc_executor.py:511]";
+    let log = format!(
+        "server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'\n\
+server:2699411:2699411 [0] NCCL INFO comm 0x5581 rank 0 nranks 2 - Init START\n\
+{tag} WorkerProc failed to start.\n\
+{tag} Traceback (most recent call last):\n\
+{tag}   File \"/venv/vllm/v1/executor/multiproc_executor.py\", line 485, in worker_main\n\
+{tag}     worker = WorkerProc(*args, **kwargs)\n"
+    );
+    let report = json(&run_stdin(&["--format", "json", "-"], log.as_bytes()));
+    assert_eq!(report["verdict"], "crash", "{report}");
+    assert_eq!(report["root_cause"]["category"], "nccl-error", "{report}");
+    assert_eq!(report["root_cause"]["evidence"][0]["line"], 1);
+    let told = format!("{log}{tag} ValueError: bad config\n");
+    let report = json(&run_stdin(&["--format", "json", "-"], told.as_bytes()));
+    assert_eq!(report["root_cause"]["category"], "unknown", "{report}");
+    assert_eq!(report["root_cause"]["title"], "Unrecognised failure: ValueError: bad config", "{report}");
+}
+
 /// An uncaught KeyboardInterrupt's traceback is the stop itself, whatever
 /// comes after it (PyInstaller's "Failed to execute script").
 #[test]

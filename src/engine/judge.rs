@@ -524,13 +524,18 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
 
     let mut root = choose_root(rules, setting, run, &active, &failures);
     // The run then ended, and the end says nothing of why (a program's last
-    // words, an exit status): a named cause its writer went on from only
-    // to shut down (no progress came after it: tritonserver unloading its
-    // other models after one failed to load) is why.
-    if let Some(Root::StandIn(end)) = &root {
-        let end_line = end.line;
-        let unnamed = end.category.is_none_or(|c| c == Category::Unknown);
-        if let Some(cause) = outlived_causes.iter().rev().find(|c| c.line < end_line).filter(|_| unnamed) {
+    // words, an exit status, a traceback cut before its exception line): a
+    // named cause its writer went on from only to shut down or to pass the
+    // error on (no progress came after it: tritonserver unloading its other
+    // models after one failed to load, NCCL's `init.cc:1397 -> 1` lines) is
+    // why.
+    let unexplained_end = match &root {
+        Some(Root::StandIn(end)) => end.category.is_none_or(|c| c == Category::Unknown).then_some(end.line),
+        Some(Root::Failure(failure)) => failure.headless.then_some(failure.first_line),
+        _ => None,
+    };
+    if let Some(end_line) = unexplained_end {
+        if let Some(cause) = outlived_causes.iter().rev().find(|c| c.line < end_line) {
             let cause: &Finding = cause;
             result.benign.retain(|b| b.line != cause.line);
             active.push(cause);

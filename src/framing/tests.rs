@@ -247,6 +247,19 @@ fn nccl_debug_lines() {
 }
 
 #[test]
+fn nccl_lines_behind_pdsh_host_names_name_their_process() {
+    // NVIDIA/nccl#1029: DeepSpeed's pdsh launcher names the host first.
+    let r = first("host-1: host-1:2918:4483 [4] init.cc:263 NCCL WARN Cuda failure 'initialization error'");
+    assert_eq!((r.pid, r.host), (Some(2918), Some("host-1")));
+    assert_eq!(r.message, "init.cc:263 NCCL WARN Cuda failure 'initialization error'");
+    // A word and a colon before another host's tag, or before prose, stay the message.
+    for line in ["main: node2:1:1 [0] NCCL INFO x", "worker-1: loading model"] {
+        assert_eq!(first(line).pid, None, "{line}");
+        assert_eq!(first(line).message, line);
+    }
+}
+
+#[test]
 fn record_after_a_progress_bar_is_split_mid_line() {
     let line = "Epoch 0:   6%|██   | 32040/500150 [6:28:43<94:39:17,  1.37it/s, loss=2.6][E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout";
     let framed = frame_line(line);

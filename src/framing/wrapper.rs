@@ -8,7 +8,8 @@
 //!
 //! Process tags name the process inside a multi-process program: vLLM and
 //! Ray's `(Name pid=N[, ip=…]) `, torch's `[rankN]:`, and NCCL's
-//! `host:pid:tid [dev] `.
+//! `host:pid:tid [dev] `, also behind pdsh's `host: ` (DeepSpeed's
+//! multi-node launcher).
 
 use super::scan::{Fraction, Scan};
 use super::{Format, Record};
@@ -143,7 +144,8 @@ pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record
         let next = paren_tag(line, pos, record)
             .or_else(|| rank_tag(line, pos, record))
             .or_else(|| mpi_tag(line, pos, record))
-            .or_else(|| nccl_tag(line, pos, record));
+            .or_else(|| nccl_tag(line, pos, record))
+            .or_else(|| pdsh_nccl_tag(line, pos, record));
         match next {
             Some(p) => pos = p,
             None => break,
@@ -207,6 +209,22 @@ fn mpi_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usi
     record.process.get_or_insert(tag);
     record.formats.insert(Format::RankTag);
     Some(s.pos)
+}
+
+/// pdsh's `host: ` (DeepSpeed's multi-node launcher writes it in front of
+/// every line of a remote rank) before NCCL's own tag for the same host:
+/// `worker-1: worker-1:2918:4483 [4] NCCL WARN …`. Only there: a word and a
+/// colon alone (`main: `, `Error: `) is a message.
+fn pdsh_nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let rest = line.get(pos..)?;
+    let name_len =
+        rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')).count();
+    let name = &rest[..name_len];
+    let tagged = rest[name_len..].strip_prefix(": ")?;
+    if name.is_empty() || !tagged.strip_prefix(name)?.starts_with(':') {
+        return None;
+    }
+    nccl_tag(line, pos + name_len + 2, record)
 }
 
 /// NCCL's `host:pid:tid [cudaDev] ` in front of `NCCL INFO`/`NCCL WARN`.
