@@ -368,3 +368,106 @@ Nov 30 10:05:02 gpu-node-7 systemd[1]: sglang.service: Failed with result 'signa
     assert_eq!(sglang[0]["first_line"], 3, "{}", sglang[0]);
     assert!(runs_of(&report, "cron.service").iter().all(|r| r["first_line"] != 1), "{report}");
 }
+
+/// Two units started in the same second whose writers match neither
+/// name (issue 31): a short-mode journal binds both processes to the unit
+/// started last, and the trainer's end shows that the one serving after it
+/// was the other unit's.
+fn started_together() -> Vec<Entry<'static>> {
+    let sglang = Writer::Process("python3", 5000, "sglang.service");
+    let trainer = Writer::Process("torchrun", 5001, "trainer.service");
+    vec![
+        (0, Writer::Manager("sglang.service"), "Started sglang.service - SGLang server (Qwen3-8B)."),
+        (0, Writer::Manager("trainer.service"), "Started trainer.service - torchrun fine-tuning job."),
+        (3, sglang, "[2026-06-02 10:00:03] server_args=ServerArgs(model_path='/models/Qwen3-8B', tp_size=1, port=30000)"),
+        (4, trainer, "W0602 10:00:04.123000 5001 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded."),
+        (21, sglang, "[2026-06-02 10:00:21] The server is fired up and ready to roll!"),
+        (40, sglang, "[2026-06-02 10:00:40 TP0] Decode batch. #running-req: 8, #token: 4096, token usage: 0.05, gen throughput (token/s): 812.40, #queue-req: 0"),
+        (41, trainer, "[rank0]: Traceback (most recent call last):"),
+        (41, trainer, "[rank0]:   File \"/srv/train.py\", line 88, in <module>"),
+        (41, trainer, "[rank0]:     loss.backward()"),
+        (41, trainer, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.20 GiB is free."),
+        (43, Writer::Manager("trainer.service"), "trainer.service: Main process exited, code=exited, status=1/FAILURE"),
+        (43, Writer::Manager("trainer.service"), "trainer.service: Failed with result 'exit-code'."),
+        (60, sglang, "[2026-06-02 10:01:00 TP0] Decode batch. #running-req: 8, #token: 4608, token usage: 0.06, gen throughput (token/s): 806.10, #queue-req: 0"),
+        (80, sglang, "[2026-06-02 10:01:20 TP0] Decode batch. #running-req: 8, #token: 5120, token usage: 0.07, gen throughput (token/s): 809.70, #queue-req: 0"),
+    ]
+}
+
+#[test]
+fn units_started_together_are_told_apart_by_their_fates() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-together");
+    for (mode, path) in rendered(&dir, &started_together(), "together") {
+        let report = json(&run(&["--format", "json", path.to_str().unwrap()]));
+        let trainer = runs_of(&report, "trainer.service");
+        assert_eq!(trainer.len(), 1, "{mode}: {report}");
+        assert_eq!(trainer[0]["root_cause"]["category"], "cuda-oom", "{mode}: {report}");
+        assert!(trainer[0]["vitals"].is_null(), "{mode}: the trainer drew sglang's speed: {report}");
+        let sglang = runs_of(&report, "sglang.service");
+        assert_eq!(sglang.len(), 1, "{mode}: {report}");
+        assert_eq!(sglang[0]["outcome"], "healthy", "{mode}: {report}");
+        assert!(!sglang[0]["vitals"].is_null(), "{mode}: {report}");
+        // Where the journal does not name each line's unit, the report
+        // says how the lines were attributed.
+        let notices = report["inputs"][0]["notices"].to_string();
+        let short = mode.starts_with("short");
+        assert_eq!(
+            notices.contains("python3[5000] was first taken for trainer.service"),
+            short,
+            "{mode}: {notices}"
+        );
+    }
+}
+
+#[test]
+fn a_guess_nothing_disproves_is_reported_as_a_guess() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-together-cut");
+    let entries = started_together();
+    let cut = &entries[..entries.len() - 2];
+    let (_, short) = rendered(&dir, cut, "cut").into_iter().find(|(mode, _)| mode == "short").unwrap();
+    let text = stdout(&run(&[short.to_str().unwrap()]));
+    assert!(
+        text.contains("sglang.service and trainer.service were started together")
+            && text.contains("python3[5000] and torchrun[5001] to trainer.service by order alone"),
+        "{text}"
+    );
+}
+
+/// A journal excerpt that starts after boot (`journalctl --since`): a
+/// timer's unit ran just before, and the kernel names the killed process's
+/// unit before systemd does.
+fn oom_after_boot() -> Vec<Entry<'static>> {
+    let sglang = Writer::Process("python", 70112, "sglang.service");
+    vec![
+        (0, Writer::Process("CRON", 81201, "cron.service"), "(root) CMD (test -x /usr/sbin/anacron || { cd / && run-parts --report /etc/cron.hourly; })"),
+        (299, Writer::Manager("logrotate.service"), "Starting logrotate.service - Rotate log files..."),
+        (299, Writer::Manager("logrotate.service"), "logrotate.service: Deactivated successfully."),
+        (299, Writer::Manager("logrotate.service"), "Finished logrotate.service - Rotate log files."),
+        (580, sglang, "[2026-05-25 20:09:41 TP0] Decode batch. #running-req: 64, #token: 131072, token usage: 0.32, gen throughput (token/s): 2211.40, #queue-req: 0"),
+        (660, Writer::Kernel, "python invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0"),
+        (660, Writer::Kernel, "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/system.slice/sglang.service,task=python,pid=70112,uid=0"),
+        (660, Writer::Kernel, "Out of memory: Killed process 70112 (python) total-vm:1293932328kB, anon-rss:1120543212kB, file-rss:204800kB, shmem-rss:0kB, UID:0 pgtables:2238980kB oom_score_adj:0"),
+        (662, Writer::Manager("sglang.service"), "sglang.service: A process of this unit has been killed by the OOM killer."),
+        (664, Writer::Manager("sglang.service"), "sglang.service: Main process exited, code=killed, status=9/KILL"),
+    ]
+}
+
+#[test]
+fn a_kernel_oom_kill_goes_to_the_unit_of_the_process_it_killed() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-oom-after-boot");
+    for (mode, path) in rendered(&dir, &oom_after_boot(), "after-boot") {
+        let path = path.to_str().unwrap();
+        let report = json(&run(&["--format", "json", path]));
+        let crashed: Vec<&serde_json::Value> =
+            report["runs"].as_array().unwrap().iter().filter(|r| r["outcome"] == "crash").collect();
+        assert_eq!(crashed.len(), 1, "{mode}: {report}");
+        assert_eq!(crashed[0]["unit"], "sglang.service", "{mode}: {report}");
+        assert_eq!(crashed[0]["root_cause"]["category"], "host-oom-kill", "{mode}: {report}");
+        // The unit that started last did not die of it.
+        let logrotate = run(&["--unit", "logrotate*", path]);
+        assert_eq!(logrotate.status.code(), Some(0), "{mode}: {}", stdout(&logrotate));
+    }
+}

@@ -63,6 +63,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                 super::units::MAX_UNITS
             ));
         }
+        notices.extend(source.units.notices());
         if !options.units.is_empty() {
             let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
             if !named.iter().any(|n| options.units.matches(Some(n))) {
@@ -86,6 +87,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
                 source: source_index,
                 places: Places::of(source),
                 unit: unit.name.as_deref(),
+                boot: unit.holds_a_boot(),
                 kills: &kill_records,
                 loose: &loose,
                 hang_after: options.hang_after_seconds,
@@ -185,6 +187,8 @@ struct Setting<'s> {
     places: Places<'s>,
     /// The unit's name, when the log names one.
     unit: Option<&'s str>,
+    /// The unit holds a boot's unclaimed lines (`UnitRuns::holds_a_boot`).
+    boot: bool,
     /// The memory-kill records of every run of every source.
     kills: &'s [KillRecord<'s>],
     /// Failures in runs no unit claims (see [`loose_failures`]).
@@ -541,6 +545,20 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
             active.push(cause);
             active.sort_by_key(|f| f.line);
             root = choose_root(rules, setting, run, &active, &failures);
+        }
+    }
+
+    // The kernel's or a service manager's consequence that names no
+    // process (`python invoked oom-killer`), among a boot's lines: the
+    // process it concerns is named by the lines that follow it (`Killed
+    // process N`, in that process's unit), not by these.
+    if let Some(Root::StandIn(f)) = root.as_ref().filter(|_| setting.boot) {
+        if f.writer.is_none() && f.pid.is_none() && f.unit.is_none() {
+            let why =
+                "it names no process, and this boot's lines are no one process's: the lines after it name \
+the process it concerns";
+            result.benign.push(benign(rules, places, f, why.to_string()));
+            root = None;
         }
     }
 

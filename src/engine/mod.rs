@@ -11,6 +11,7 @@
 
 pub mod diagnosis;
 pub mod fingerprint;
+mod guess;
 mod health;
 mod int_map;
 mod judge;
@@ -105,12 +106,26 @@ pub struct Engine<'r> {
 /// without a header (httpx's `… For more information check: …`), and the
 /// traceback came next (`logger.exception` prints message, then
 /// traceback).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct ErrorRecord {
     writer: u64,
+    /// Its first line: what it says the error was, when the traceback is
+    /// cut before its own exception line.
+    said: EvidenceLine,
     last_line: u64,
     /// Its words say that what failed ends (see [`says_it_ends`]).
     says_it_ends: bool,
+    /// multiprocessing's `Process NAME:` came after it: the traceback
+    /// that follows is the child's end, which nothing caught.
+    child_ended: bool,
+}
+
+/// What an error record a line or two above a traceback tells of it.
+struct Announcement {
+    /// The record's first line.
+    said: EvidenceLine,
+    /// Code caught the exception and logged it: the record announced it.
+    caught: bool,
 }
 
 /// How many lines of message may stand between an error record and the
@@ -120,19 +135,43 @@ const ANNOUNCEMENT_GAP: u64 = 2;
 /// Tells whether `event`, a traceback opened by its header, is announced
 /// by an error record a line or two above it, of the same writer (see
 /// [`ErrorRecord`]), and remembers what the event leaves for the next one.
-fn note_error_record(latest: &mut Option<ErrorRecord>, event: &Event, writer: u64) -> bool {
+/// Returns the announcing record's first line.
+fn note_error_record(
+    latest: &mut Option<ErrorRecord>,
+    event: &Event,
+    writer: u64,
+    announcing: bool,
+) -> Option<Announcement> {
     let opening = &event.lines[0];
-    let announced = event.kind == EventKind::Traceback
-        && opening.role == LineRole::TracebackHeader
-        && latest.is_some_and(|record| {
+    let announced = (event.kind == EventKind::Traceback && opening.role == LineRole::TracebackHeader)
+        .then_some(latest.as_ref())
+        .flatten()
+        .filter(|record| {
             record.writer == writer
                 && !record.says_it_ends
                 && event.first_line() <= record.last_line + ANNOUNCEMENT_GAP + 1
-        });
+        })
+        .map(|record| Announcement { said: record.said.clone(), caught: !record.child_ended });
     match event.kind {
-        EventKind::Record => {
-            note_record(latest, opening.level, opening.message(), event.last_line(), || writer)
+        // A handler's announcement of an error it caught, at whatever level.
+        EventKind::Record if announcing => {
+            let said = evidence_line(opening);
+            *latest = Some(ErrorRecord {
+                writer,
+                said,
+                last_line: event.last_line(),
+                says_it_ends: false,
+                child_ended: false,
+            })
         }
+        EventKind::Record => note_record(
+            latest,
+            opening.level,
+            opening.message(),
+            (opening.number, &opening.text),
+            event.last_line(),
+            || writer,
+        ),
         _ => *latest = None,
     }
     announced
@@ -146,16 +185,37 @@ fn note_record(
     latest: &mut Option<ErrorRecord>,
     level: Option<Level>,
     message: &str,
+    (first_line, text): (u64, &str),
     last_line: u64,
     writer: impl FnOnce() -> u64,
 ) {
-    *latest = match level {
+    match level {
         Some(level) if level.is_trouble() => {
-            Some(ErrorRecord { writer: writer(), last_line, says_it_ends: says_it_ends(message) })
+            *latest = Some(ErrorRecord {
+                writer: writer(),
+                said: EvidenceLine::new(first_line, text),
+                last_line,
+                says_it_ends: says_it_ends(message),
+                child_ended: false,
+            })
         }
-        Some(_) => None,
-        None => *latest,
-    };
+        Some(_) => *latest = None,
+        None => {
+            if let Some(record) = latest.as_mut().filter(|_| is_child_process_end(message)) {
+                record.child_ended = true;
+            }
+        }
+    }
+}
+
+/// multiprocessing's line before the traceback of a child process's
+/// target that raised (`Process detector:tensorrt:`, `Process
+/// SpawnProcess-1:`): the child ends with it.
+fn is_child_process_end(message: &str) -> bool {
+    message
+        .strip_prefix("Process ")
+        .and_then(|rest| rest.strip_suffix(':'))
+        .is_some_and(|name| !name.is_empty() && !name.contains(' '))
 }
 
 impl<'r> Engine<'r> {
@@ -269,6 +329,17 @@ impl<'r> Engine<'r> {
             _ => {}
         }
         let index = source.units.route(event);
+        // A guess of which unit a process was proven wrong: the lines
+        // held since go again, with the bindings corrected, then this one.
+        if let Some(held) = source.units.take_replay() {
+            for past in &held {
+                self.feed(past);
+            }
+            self.feed(event);
+            return;
+        }
+        source.units.hold(index, event);
+        let source = self.sources.last_mut().expect("a source was begun");
         let unit = &source.units.list[index];
         let first = event.first_line();
         self.matches.clear();
@@ -296,7 +367,8 @@ impl<'r> Engine<'r> {
         };
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
-        let announced_apart = note_error_record(&mut self.error_record, event, writing.writer.key());
+        let announcing = matches.iter().any(|m| rules.rule(m.rule).announces);
+        let announcer = note_error_record(&mut self.error_record, event, writing.writer.key(), announcing);
         // Most events are one record that at most marks progress: nothing
         // below concerns them, unless it is at a fatal level.
         let fatal_record = event.kind == EventKind::Record && opening.level == Some(Level::Fatal);
@@ -305,7 +377,7 @@ impl<'r> Engine<'r> {
             return;
         }
 
-        let handling = Handling::of(event, announced_apart);
+        let handling = Handling::of(event, announcer.as_ref().is_some_and(|a| a.caught));
         // A fate line inside a traceback (a child killed by a signal, a
         // task killed for memory) tells what the writer's failure was; the
         // traceback stays the writer's, which it may outlive.
@@ -421,7 +493,7 @@ impl<'r> Engine<'r> {
         // says its program gives up, by the logging convention.
         if (matches!(event.kind, EventKind::Traceback | EventKind::FaultDump) || fatal_record) && !recognised
         {
-            run.add_failure(failure_of(event, writer, fate_within, handling));
+            run.add_failure(failure_of(event, writer, fate_within, handling, announcer.map(|a| a.said)));
         }
         if event.kind == EventKind::Traceback && event.cut_by_end {
             run.cut_traceback = Some(cut_traceback_of(event));
@@ -443,12 +515,14 @@ impl<'r> Engine<'r> {
             // Routing by writer again gives the same unit: the event made
             // below, if one is needed, is routed the same way.
             let index = source.units.route_writer(record.identifier, record.pid, number);
+            // Lines a guess holds, or after one was corrected, go as events.
+            let guessing = source.units.holding(index) || source.units.has_replay();
             self.matches.clear();
             self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
             // A record at a fatal level is a failure's, even when no rule names it.
             let fatal = record.level == Some(Level::Fatal);
-            if !fatal && self.matches.iter().all(|m| m.role == Role::Marker) {
+            if !fatal && !guessing && self.matches.iter().all(|m| m.role == Role::Marker) {
                 routed = Some(index);
             }
         }
@@ -484,7 +558,10 @@ impl<'r> Engine<'r> {
             interrupted: record.formats.contains(Format::TerminalInterrupt),
         };
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
-        note_record(&mut self.error_record, record.level, record.message, number, || writing.writer.key());
+        let line = (number, text);
+        note_record(&mut self.error_record, record.level, record.message, line, number, || {
+            writing.writer.key()
+        });
     }
 
     /// Judges what was read so far.
@@ -506,7 +583,7 @@ impl<'r> Engine<'r> {
             scratch: MatchScratch::default(),
             record_event: None,
             announcement: self.announcement,
-            error_record: self.error_record,
+            error_record: self.error_record.clone(),
         };
         for event in pending {
             copy.feed(event);
@@ -787,6 +864,7 @@ fn failure_of(
     writer: Option<u64>,
     fate: Option<(Category, bool)>,
     handling: Handling,
+    announcer: Option<EvidenceLine>,
 ) -> Failure {
     let exceptions: Vec<&EventLine> = event.exception_lines().collect();
     let first = &event.lines[0];
@@ -816,6 +894,11 @@ fn failure_of(
             None => first.message().trim().to_string(),
         }
     } else {
+        // The error record that announced the traceback says what the
+        // missing exception line would have (Frigate's `… ERROR   : can't
+        // convert negative value to size_t`, then `Process detector:…`
+        // and the traceback).
+        evidence.extend(announcer);
         let frame = event.lines.iter().rev().find(|l| l.role == LineRole::Frame);
         evidence.extend(frame.map(evidence_line));
         match frame.and_then(|f| crate::events::traceback::parse_frame(f.message().trim())) {

@@ -24,6 +24,7 @@
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
+use super::guess::{Check, Guess};
 use super::int_map::IntMap;
 use super::run::RunState;
 use super::subject::{self, Subject};
@@ -71,9 +72,18 @@ pub struct UnitRuns {
     boot_lines: bool,
     /// It is a process no unit claimed (`python3[5555]`), not a unit.
     process_group: bool,
+    /// It holds only the kernel's lines that name no process, in a journal
+    /// whose home unit is a unit of its own (`cron.service`'s lines came
+    /// first).
+    the_boot: bool,
 }
 
 impl UnitRuns {
+    /// Its identity while units come and go.
+    pub fn id(&self) -> UnitId {
+        self.id
+    }
+
     /// Does an event at `first_line` begin a new run after `run`, start
     /// marker or not? After a boot, and at the launch said to begin after
     /// line `launch_after` (`logdiag watch --after-line`).
@@ -84,13 +94,21 @@ impl UnitRuns {
     /// Does the unit claim its processes: a named unit, pod or container,
     /// or the one unit of a log (not the boot's lines, nor a process no
     /// unit claimed)?
+    /// It holds a boot's lines that no unit claims: the kernel's and a
+    /// program's or several (a journal of a whole boot, not a kernel log
+    /// alone). A kernel line there that names no process is the boot's,
+    /// not any one process's.
+    pub fn holds_a_boot(&self) -> bool {
+        self.the_boot || (self.name.is_none() && self.boot_lines && self.writers != Writers::None)
+    }
+
     pub fn is_claimed(&self) -> bool {
         !self.process_group && !(self.name.is_none() && (self.boot_lines || self.writers == Writers::Many))
     }
 }
 
 /// A unit's identity, never reused within a source.
-type UnitId = u64;
+pub type UnitId = u64;
 
 /// The home unit's identity.
 const HOME: UnitId = 0;
@@ -143,6 +161,13 @@ pub struct Units {
     /// Units whose start job was seen and that have no process yet, with
     /// the stream line of the start job.
     awaiting: Vec<(UnitId, u64)>,
+    /// Processes bound by order among units started together, open to
+    /// correction by the units' fates (see `guess`).
+    guess: Option<Guess>,
+    /// Lines to route again, a wrong guess corrected: taken by the engine.
+    replay: Option<Vec<Event>>,
+    /// What the report should say about how lines were attributed.
+    notices: Vec<String>,
     /// Units with findings forgotten to stay under [`MAX_UNITS`].
     pub dropped_units: u64,
     /// Runs kept, over all units.
@@ -162,6 +187,9 @@ impl Default for Units {
             writers: HashMap::new(),
             name_scans: HashMap::new(),
             awaiting: Vec::new(),
+            guess: None,
+            replay: None,
+            notices: Vec::new(),
             dropped_units: 0,
             runs_kept: 0,
         }
@@ -174,6 +202,138 @@ impl Units {
         for unit in &mut self.list {
             unit.boot_pending = true;
         }
+        self.let_guess_stand();
+    }
+
+    /// Holds `event`, routed to unit `index`, while a guess among units
+    /// that include it is open.
+    pub fn hold(&mut self, index: usize, event: &Event) {
+        let id = self.list[index].id;
+        let Some(guess) = self.guess.as_mut().filter(|g| g.concerns(id)) else { return };
+        if !guess.hold(event) {
+            self.let_guess_stand();
+        }
+    }
+
+    /// Is a guess open among units that include unit `index`?
+    pub fn holding(&self, index: usize) -> bool {
+        self.guess.as_ref().is_some_and(|g| g.concerns(self.list[index].id))
+    }
+
+    /// The lines to route again after a wrong guess was corrected.
+    pub fn take_replay(&mut self) -> Option<Vec<Event>> {
+        self.replay.take()
+    }
+
+    /// Whether lines wait to be routed again.
+    pub fn has_replay(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    /// What the report should say about attribution: corrected guesses,
+    /// and guesses that stand.
+    pub fn notices(&self) -> Vec<String> {
+        let mut notices = self.notices.clone();
+        notices.extend(self.guess.as_ref().map(|g| self.standing_guess_notice(g)));
+        notices
+    }
+
+    /// Process `pid` (writer `identifier`) was bound by order to unit
+    /// `index`, one of several waiting.
+    fn note_guess(&mut self, pid: u32, identifier: &str, index: usize) {
+        let unit = self.list[index].id;
+        let waiting: Vec<UnitId> = self.awaiting.iter().map(|&(id, _)| id).collect();
+        match self.guess.as_mut() {
+            Some(guess) => {
+                guess.bound.push((pid, identifier.to_string(), unit));
+                for id in waiting {
+                    if guess.candidates.contains(&id) {
+                        continue;
+                    }
+                    if let Some(&i) = self.slots.get(&id) {
+                        guess.candidates.push(id);
+                        guess.before.push(self.list[i].clone());
+                    }
+                }
+            }
+            None => {
+                let before = waiting
+                    .iter()
+                    .filter_map(|id| self.slots.get(id))
+                    .map(|&i| self.list[i].clone())
+                    .collect();
+                self.guess = Some(Guess::new(waiting, before, pid, identifier, unit));
+            }
+        }
+    }
+
+    /// systemd said unit `index` is over at `line`: none of its processes
+    /// is left.
+    fn note_unit_over(&mut self, index: usize, line: u64) {
+        let id = self.list[index].id;
+        let Some(guess) = self.guess.as_mut().filter(|g| g.concerns(id)) else { return };
+        guess.ended.push((id, line));
+        if guess.settled() {
+            self.let_guess_stand();
+        }
+    }
+
+    /// The open guess, if any, is kept as it is.
+    fn let_guess_stand(&mut self) {
+        if let Some(guess) = self.guess.take() {
+            let notice = self.standing_guess_notice(&guess);
+            self.notices.push(notice);
+        }
+    }
+
+    /// A guess bound process `pid` to a unit that was over when it wrote
+    /// at `line`: it is unit `unit`'s. The units are put back as they were
+    /// before the guess, and the lines held since are routed again.
+    fn correct_guess(&mut self, pid: u32, unit: UnitId, line: u64) -> usize {
+        let guess = self.guess.take().expect("an open guess");
+        for before in guess.before {
+            if let Some(&i) = self.slots.get(&before.id()) {
+                self.list[i] = before;
+            }
+        }
+        self.runs_kept = self.list.iter().map(|u| u.runs.len()).sum();
+        let index = self.index(unit).unwrap_or(0);
+        self.bind(pid, index);
+        let writer =
+            guess.bound.iter().find(|(p, _, _)| *p == pid).map(|(_, w, _)| w.clone()).unwrap_or_default();
+        self.writers.insert(writer.clone(), unit);
+        let wrong = guess.bound.iter().find(|(p, _, _)| *p == pid).and_then(|&(_, _, u)| self.index(u));
+        self.notices.push(format!(
+            "{writer}[{pid}] was first taken for {}'s process (started with {} at the same time), but it wrote at line {line} \
+after that unit ended: its lines are {}'s",
+            wrong.and_then(|i| self.list[i].name.clone()).unwrap_or_default(),
+            self.list[index].name.clone().unwrap_or_default(),
+            self.list[index].name.clone().unwrap_or_default(),
+        ));
+        self.replay = Some(guess.held);
+        index
+    }
+
+    /// What to say of a guess nothing proved wrong.
+    fn standing_guess_notice(&self, guess: &Guess) -> String {
+        let name = |id: UnitId| self.index(id).and_then(|i| self.list[i].name.clone()).unwrap_or_default();
+        let units: Vec<String> = guess.candidates.iter().map(|&c| name(c)).collect();
+        let mut given: Vec<String> = Vec::new();
+        for &(_, _, unit) in &guess.bound {
+            let to = name(unit);
+            if given.iter().any(|g| g.ends_with(&format!(" to {to}"))) {
+                continue;
+            }
+            let processes: Vec<String> =
+                guess.bound.iter().filter(|b| b.2 == unit).map(|(pid, w, _)| format!("{w}[{pid}]")).collect();
+            given.push(format!("{} to {to}", processes.join(" and ")));
+        }
+        format!(
+            "{} were started together and no line says which process is whose: {} by order alone (the unit \
+started last); `journalctl -o with-unit` or `-o json` names each line's unit",
+            units.join(" and "),
+            given.join(", ")
+        )
     }
 
     /// Starts a run of unit `index` at stream line `first`, dropping the
@@ -250,6 +410,14 @@ impl Units {
                 if let Some(pid) = killing_pid(subject::first_message(event)) {
                     self.bind(pid, index);
                 }
+                // A unit that ended waits for no process (a timer's
+                // logrotate.service that ran before the excerpt's python).
+                if is_end_job(event) {
+                    self.found_process(index);
+                    if is_last_word(event) {
+                        self.note_unit_over(index, event.first_line());
+                    }
+                }
                 index
             }
             // A job named by its description only (`Started SGLang
@@ -265,15 +433,48 @@ impl Units {
     fn route_boot_message(&mut self, event: &Event) -> usize {
         let message = subject::first_message(event);
         let pid = named_pid(message);
-        let by_cgroup = cgroup_unit(message).and_then(|unit| self.find(unit));
+        let cgroup = cgroup_unit(message);
+        let mut by_cgroup = cgroup.and_then(|unit| self.find(unit));
+        // A journal excerpt that starts after the unit's start: the kernel
+        // names the unit before systemd does. The process's group takes
+        // the unit's name, lines and all; else, in a journal of several
+        // writers, the cgroup makes the unit, and the process it kills is
+        // that unit's from now on (a kernel log alone stays one unit).
+        if let Some(unit) = cgroup.filter(|unit| by_cgroup.is_none() && subject::is_unit_name(unit)) {
+            let group = pid.and_then(|p| self.bound(p)).filter(|&i| self.list[i].process_group);
+            by_cgroup = match group {
+                Some(index) => Some(self.rename(index, unit)),
+                None if self.list[0].writers != Writers::None => {
+                    Some(self.named(unit, Claim::Named, event.first_line()))
+                }
+                None => None,
+            };
+        }
         if let Some(index) = by_cgroup.or_else(|| pid.and_then(|p| self.bound(p))) {
             if let Some(pid) = pid {
                 self.bind(pid, index);
             }
             return index;
         }
+        // The home unit took a unit's name and other units came: it is
+        // that unit's, not the boot's.
+        if self.list[0].name.is_some() && self.list.len() > 1 {
+            return self.the_boot();
+        }
         self.list[0].boot_lines = true;
         0
+    }
+
+    /// The unit of the boot's lines that name no process, made if new.
+    fn the_boot(&mut self) -> usize {
+        if let Some(index) = self.list.iter().position(|u| u.the_boot) {
+            return index;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.list.push(UnitRuns { id, the_boot: true, boot_lines: true, ..UnitRuns::default() });
+        self.slots.insert(id, self.list.len() - 1);
+        self.list.len() - 1
     }
 
     /// The index of unit `id`, unless it was forgotten.
@@ -300,6 +501,9 @@ impl Units {
     /// A line written by process `pid` of `identifier`.
     fn route_process(&mut self, identifier: &str, pid: u32, line: u64) -> usize {
         if let Some(index) = self.bound(pid) {
+            if let Some(Check::Wrong { pid, unit }) = self.guess.as_ref().map(|g| g.check(pid, line)) {
+                return self.correct_guess(pid, unit, line);
+            }
             return index;
         }
         let index = self.choose_unit(identifier, pid, line);
@@ -347,14 +551,21 @@ impl Units {
         // that logs first), until one matches its name or time passes.
         self.awaiting.retain(|&(_, started)| line.saturating_sub(started) <= AWAIT_LINES);
         if let Some(index) = self.awaiting.last().and_then(|&(id, _)| self.index(id)) {
+            if self.awaiting.len() > 1 {
+                self.note_guess(pid, identifier, index);
+            }
             return index;
         }
         if let Some(index) = earlier {
             return index;
         }
-        // In a boot's journal (several programs no unit claims), a process
-        // no unit claims is a group of its own, named by its writer and pid.
-        if self.list[0].writers == Writers::Many {
+        // In a boot's journal (several programs no unit claims), or in a
+        // journal of several units where another program already holds
+        // the unclaimed lines, a process no unit claims is a group of its
+        // own, named by its writer and pid, until a unit claims it.
+        let another_holds_home =
+            self.list.len() > 1 && matches!(&self.list[0].writers, Writers::One(w) if w != identifier);
+        if self.list[0].writers == Writers::Many || another_holds_home {
             let index = self.add(&format!("{identifier}[{pid}]"));
             self.list[index].process_group = true;
             return index;
@@ -410,6 +621,18 @@ impl Units {
             }
             self.awaiting.push((id, line));
         }
+        index
+    }
+
+    /// Process group `index` is unit `name`'s process: the group takes the
+    /// unit's name.
+    fn rename(&mut self, index: usize, name: &str) -> usize {
+        let unit = &mut self.list[index];
+        if let Some(old) = unit.name.replace(name.to_string()) {
+            self.by_name.remove(&old);
+        }
+        unit.process_group = false;
+        self.by_name.insert(name.to_string(), unit.id);
         index
     }
 
@@ -614,6 +837,31 @@ fn class(p: &[char], at: usize, c: char) -> Option<usize> {
 fn is_start_job(event: &Event) -> bool {
     let message = subject::first_message(event);
     message.starts_with("Started ") || message.starts_with("Starting ")
+}
+
+/// Does systemd say a unit's process ended (`X.service: Deactivated
+/// successfully.`, `Main process exited, …`, `Failed with result …`,
+/// `Finished X.service`, `Stopped X.service`)?
+fn is_end_job(event: &Event) -> bool {
+    let message = subject::first_message(event);
+    if ["Finished ", "Stopped ", "Failed to start "].iter().any(|verb| message.starts_with(verb)) {
+        return true;
+    }
+    let Some((_, said)) = message.split_once(": ") else {
+        return false;
+    };
+    ["Deactivated successfully", "Succeeded.", "Main process exited", "Failed with result"]
+        .iter()
+        .any(|end| said.starts_with(end))
+}
+
+/// Does systemd say a unit is over, none of its processes left
+/// (`Deactivated successfully`, `Failed with result …`, `Finished`,
+/// `Stopped`), rather than only that its main process exited?
+fn is_last_word(event: &Event) -> bool {
+    !subject::first_message(event)
+        .split_once(": ")
+        .is_some_and(|(_, said)| said.starts_with("Main process exited"))
 }
 
 /// Does unit `name` look like the unit of program `identifier`

@@ -20,7 +20,7 @@ pub mod traceback;
 
 use std::collections::VecDeque;
 
-use crate::framing::{FormatSet, Level, Record, Separator};
+use crate::framing::{Format, FormatSet, Level, Record, Separator};
 use stream::stream_key;
 pub use stream::Stream;
 pub use traceback::LineKind;
@@ -540,6 +540,11 @@ fn continuation(
     }
     let in_traceback =
         !matches!(open.state, State::Single | State::Dump | State::PanicMessage(_) | State::PanicTrace);
+    // A writer that stamps each write (`2025-06-26T20:41:22.706770 - `)
+    // stamps a traceback's first line only: a stamped line is its next write.
+    if in_traceback && record.formats.contains(Format::WriteStamp) {
+        return None;
+    }
     let kind = if in_traceback { traceback::classify(message, Place::InTraceback) } else { kind };
     match open.state {
         // A terminal that hard-wrapped a journal line after its prefix
@@ -557,6 +562,13 @@ fn continuation(
         }
         State::Single => match kind {
             LineKind::NativeFrame => Some((State::Single, LineRole::Text)),
+            // What follows a write's stamp up to the next one is that write
+            // (a message of several lines), unless a traceback opens.
+            LineKind::Source | LineKind::Other | LineKind::Blank
+                if record.is_bare() && open.event.lines[0].formats.contains(Format::WriteStamp) =>
+            {
+                Some((State::Single, LineRole::Text))
+            }
             // `logger.exception("…")` under a repeating header (vLLM): the
             // record announces the traceback that follows it.
             LineKind::Header if record.origin.is_some() && record.origin == open.origin.as_deref() => {

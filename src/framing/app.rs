@@ -52,7 +52,7 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
     let pos = match header_end {
         Some(end) => {
             record.app_header = true;
-            end
+            padded_name_level(line, end, record).unwrap_or(end)
         }
         None => pos,
     };
@@ -591,6 +591,28 @@ fn python_bracketed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> O
     }
     record.level = Some(level);
     record.time.get_or_insert(&line[pos + 1..stamp_end]);
+    record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// After a bracketed time stamp, a logger's name and level padded with
+/// spaces, then a colon: Frigate's `[%(asctime)s] %(name)-30s
+/// %(levelname)-8s: ` (`[2023-10-11 16:22:06] frigate.detectors.plugins.tensorrt
+/// ERROR   : `).
+fn padded_name_level<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if s.take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')) == 0 || s.spaces() == 0
+    {
+        return None;
+    }
+    let at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[at..at + word]).filter(|_| word >= 4)?;
+    s.spaces();
+    if !s.lit(": ") {
+        return None;
+    }
+    record.level = Some(level);
     record.formats.insert(Format::PythonLogging);
     Some(s.pos)
 }

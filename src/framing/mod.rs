@@ -121,6 +121,7 @@ crate::named_enum! {
         JournalExportTsv = "journal-viewer-tsv",
         ContainerTimestamp = "container-timestamp",
         CollectorTimestamp = "collector-timestamp",
+        WriteStamp = "write-stamp",
         Compose = "compose",
         ProcessTag = "process-tag",
         RankTag = "rank-tag",
@@ -360,6 +361,11 @@ fn find_embedded_start(line: &str, from: usize) -> Option<usize> {
     if !has_bar && !has_cr {
         return None;
     }
+    // Text glued to a bar's closing `]` is the next write, its newline
+    // lost (a CUDA assert printed while tqdm's line was open).
+    if let Some(end) = has_bar.then(|| glued_after_bar(line, from)).flatten() {
+        return Some(end);
+    }
     for i in from + 1..bytes.len() {
         let prev = bytes[i - 1];
         let candidate = (prev == b'\r' && bytes[i] != b'\r')
@@ -369,6 +375,19 @@ fn find_embedded_start(line: &str, from: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// Where text starts right after a tqdm bar's closing bracket (`…| 89/1398
+/// [1:32:11<25:28:13, 70.05s/it]../aten/…`): the bracket holds its timing
+/// (`elapsed<remaining`), and no space separates what follows.
+fn glued_after_bar(line: &str, from: usize) -> Option<usize> {
+    let bar = from + line[from..].find("%|")?;
+    let bar_end = bar + 2 + line[bar + 2..].find('|')?;
+    let open = bar_end + line[bar_end..].find(" [")? + 1;
+    let close = open + line[open..].find(']')?;
+    let timing = &line[open + 1..close];
+    let after = *line.as_bytes().get(close + 1)?;
+    (timing.contains('<') && !after.is_ascii_whitespace()).then_some(close + 1)
 }
 
 #[cfg(test)]

@@ -240,6 +240,8 @@ fn llama_cpp_log_lines() {
 fn nccl_debug_lines() {
     let r = first("72bf7b08-26f3-4ebc-8b9d-85df3e4414c0:76786:77145 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device");
     assert_eq!(r.pid, Some(76786));
+    // The thread id tells a proxy thread's lines from the rank's.
+    assert_eq!(r.process, Some("77145"));
     assert_eq!(
         r.message,
         "misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device"
@@ -270,6 +272,25 @@ fn record_after_a_progress_bar_is_split_mid_line() {
     let cr = "Loading: 100%|██| 4/4 [00:01<00:00]\r[2026-01-01 10:00:00 TP1] Scheduler hit an exception: Traceback (most recent call last):";
     let framed = frame_line(cr);
     assert_eq!(framed.embedded.unwrap().ranks, Some("TP1"));
+}
+
+#[test]
+fn text_glued_to_a_progress_bar_is_the_next_record() {
+    // huggingface/trl#1995: a CUDA assert printed while tqdm's line was open.
+    let line = "  6%|\u{258b}         | 89/1398 [1:32:11<25:28:13, 70.05s/it]../aten/src/ATen/native/cuda/Indexing.cu:1284: indexSelectLargeIndex: block: [134,0,0], thread: [0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.";
+    let framed = frame_line(line);
+    assert!(framed
+        .embedded
+        .expect("split")
+        .message
+        .starts_with("../aten/src/ATen/native/cuda/Indexing.cu:1284"));
+    // A bar alone, or followed by a space, stays whole.
+    for line in [
+        "  6%|\u{258b}         | 89/1398 [1:32:11<25:28:13, 70.05s/it]",
+        " 50%|##   | 1/2 [00:01<00:01, 1.0it/s] done",
+    ] {
+        assert!(frame_line(line).embedded.is_none(), "{line}");
+    }
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //!
 //! Wrappers are what container runtimes and log collectors put in front of
 //! a program's own output: `docker logs -t` / `kubectl logs --timestamps`
-//! RFC 3339 stamps with `Z`, a collector's `[…Z] `, Docker Desktop's
+//! RFC 3339 stamps with `Z`, a collector's `[…Z] `, a writer's own
+//! `2025-06-26T20:41:22.706770 - ` in front of each write (ComfyUI's log), Docker Desktop's
 //! `YYYY-MM-DD HH:MM:SS `, s6-overlay's `YYYY-MM-DD HH:MM:SS.nnnnnnnnn  `, docker compose's `service  | `, and a terminal's
 //! echoed `^C`. They may stack, in any order.
 //!
@@ -20,6 +21,7 @@ pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>
         let next = container_stamp(line, pos, record)
             .or_else(|| s6_stamp(line, pos, record))
             .or_else(|| collector_stamp(line, pos, record))
+            .or_else(|| write_stamp(line, pos, record))
             .or_else(|| compose(line, pos, record))
             .or_else(|| kubectl_prefix(line, pos, record))
             .or_else(|| {
@@ -94,6 +96,23 @@ fn collector_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Op
     }
     record.time.get_or_insert(&line[pos + 1..stamp_end - 1]);
     record.formats.insert(Format::CollectorTimestamp);
+    Some(s.pos)
+}
+
+/// `2025-06-26T20:41:22.706770 - ` (Python's `datetime.now().isoformat()`
+/// and ` - `, which ComfyUI's log puts in front of each write: a
+/// traceback's lines after its first come bare).
+fn write_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.date() && s.byte(b'T') && s.clock(Fraction::Optional)) {
+        return None;
+    }
+    let stamp_end = s.pos;
+    if !(s.lit(" - ") || (s.lit(" -") && s.at_end())) {
+        return None;
+    }
+    record.time.get_or_insert(&line[pos..stamp_end]);
+    record.formats.insert(Format::WriteStamp);
     Some(s.pos)
 }
 
@@ -254,6 +273,9 @@ fn nccl_tag<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<us
     }
     record.host.get_or_insert(host);
     record.pid = Some(pid);
+    // NCCL's threads (a proxy's, a rank's in a one-process-many-GPUs job)
+    // write apart: the thread id tells their lines apart.
+    record.process.get_or_insert(tid);
     record.formats.insert(Format::Nccl);
     Some(s.pos)
 }

@@ -17,7 +17,7 @@ use crate::events::traceback::{
 };
 use crate::events::LineKind;
 use crate::framing::spans::{store_line, RecordSpans, Span};
-use crate::framing::{Framed, Layout, Templates};
+use crate::framing::{Format, Framed, Layout, Templates};
 use crate::input::LineReader;
 
 /// Lines per batch.
@@ -66,8 +66,10 @@ struct FramedLine {
     kind: LineKind,
     /// The line is one record that may make a one-line event.
     lone: bool,
-    /// The line announces an asyncio report (it takes bare lines).
-    announces: bool,
+    /// The line takes the bare lines after it: it announces an asyncio
+    /// report, or opens a write its writer stamped (`… - `), whose other
+    /// lines come bare.
+    takes_bare_lines: bool,
     /// The line is a one-line event: it is [`FramedLine::lone`] and the
     /// next line cannot continue it (see [`super::lone_record`]).
     whole: bool,
@@ -112,13 +114,24 @@ impl FramedBatch {
             _ => classify(message, Place::Outside),
         };
         debug_assert_eq!(kind, classify(message, Place::Outside), "{line:?}");
-        let after_announcer = self.lines.last().is_some_and(|l| l.announces);
+        let after_announcer = self.lines.last().is_some_and(|l| l.takes_bare_lines);
         let (lone, ends) = super::lone_record(line, framed, kind, after_announcer);
         if let Some(before) = self.lines.last_mut() {
             before.whole = before.lone && ends;
         }
-        let announces = lone && announces_asyncio_traceback(framed.first.message);
-        self.lines.push(FramedLine { number, offset, text, record, kind, lone, announces, whole: false });
+        let takes_bare_lines = lone
+            && (announces_asyncio_traceback(framed.first.message)
+                || framed.first.formats.contains(Format::WriteStamp));
+        self.lines.push(FramedLine {
+            number,
+            offset,
+            text,
+            record,
+            kind,
+            lone,
+            takes_bare_lines,
+            whole: false,
+        });
     }
 
     /// Empties the batch, keeping its buffers.

@@ -344,7 +344,8 @@ fn push_framed(
 /// Whether a framed line is text of one record that may make a one-line
 /// event ([`events::opens_record`]), and whether it ends the one-line
 /// event of the line before it ([`events::ends_record`]; `after_announcer`:
-/// that line announces an asyncio report). A line read some other way (a
+/// that line takes bare lines: an asyncio report's announcement, a
+/// stamped write). A line read some other way (a
 /// JSON record, a blob placeholder, a syslog record with escaped
 /// newlines) is neither.
 fn lone_record(text: &str, framed: &Framed<'_>, kind: LineKind, after_announcer: bool) -> (bool, bool) {

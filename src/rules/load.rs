@@ -386,6 +386,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         priority: file.priority,
         terminal: file.terminal,
         counts_after_stop: file.counts_after_stop,
+        announces: file.announces,
         summary: file.summary,
         explains: Vec::new(),
         confirms: Vec::new(),

@@ -142,6 +142,9 @@ pub struct Rule {
     pub terminal: bool,
     /// The failure counts even after an orderly stop.
     pub counts_after_stop: bool,
+    /// The line is a handler's announcement of an error it caught: the
+    /// traceback right after it is that error's, and was caught.
+    pub announces: bool,
     /// The line summarises how something ended: any other finding or
     /// failure tells more.
     pub summary: bool,

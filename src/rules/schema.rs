@@ -35,6 +35,10 @@ pub struct RuleFile {
     /// out, a start that hit the start limit).
     #[serde(default)]
     pub counts_after_stop: bool,
+    /// The line is a handler's announcement of an error it caught (`!!!
+    /// Exception during processing !!!`): the traceback after it is caught.
+    #[serde(default)]
+    pub announces: bool,
     /// The line summarises how something ended (a pod table's
     /// `CrashLoopBackOff`): it stands in only when nothing else tells.
     #[serde(default)]
