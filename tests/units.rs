@@ -471,3 +471,48 @@ fn a_kernel_oom_kill_goes_to_the_unit_of_the_process_it_killed() {
         assert_eq!(logrotate.status.code(), Some(0), "{mode}: {}", stdout(&logrotate));
     }
 }
+
+/// Ten restarts that crash the same way, then systemd's start limit.
+fn restart_loop() -> Vec<Entry<'static>> {
+    const PIDS: [u32; 10] = [6000, 6007, 6014, 6021, 6028, 6035, 6042, 6049, 6056, 6063];
+    let mut entries = Vec::new();
+    for (i, &pid) in PIDS.iter().enumerate() {
+        let at = i as u64 * 12;
+        let server = Writer::Process("python3", pid, "sglang.service");
+        entries.extend([
+            (at, Writer::Manager("sglang.service"), "Started sglang.service - SGLang server."),
+            (at + 2, server, "[2026-06-02 10:00:02] server_args=ServerArgs(model_path='/models/Qwen3-8B', tp_size=1, port=30000)"),
+            (at + 5, server, "Traceback (most recent call last):"),
+            (at + 5, server, "  File \"/usr/lib/python3/dist-packages/sglang/launch_server.py\", line 11, in <module>"),
+            (at + 5, server, "    launch_server(server_args)"),
+            (at + 5, server, "OSError: [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use"),
+            (at + 6, Writer::Manager("sglang.service"), "sglang.service: Main process exited, code=exited, status=1/FAILURE"),
+            (at + 6, Writer::Manager("sglang.service"), "sglang.service: Failed with result 'exit-code'."),
+        ]);
+    }
+    entries.extend([
+        (121, Writer::Manager("sglang.service"), "sglang.service: Start request repeated too quickly."),
+        (121, Writer::Manager("sglang.service"), "sglang.service: Failed with result 'start-limit-hit'."),
+    ]);
+    entries
+}
+
+#[test]
+fn a_restart_loop_is_one_entry_named_as_a_loop() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("units-restart-loop");
+    for (mode, path) in rendered(&dir, &restart_loop(), "loop") {
+        let out = run(&[path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{mode}");
+        let text = stdout(&out);
+        assert!(
+            text.contains("crash loop: the same crash in 10 launches in a row (runs 1–10)"),
+            "{mode}: {text}"
+        );
+        assert!(text.contains("systemd stopped restarting it (start-limit-hit)"), "{mode}: {text}");
+        assert_eq!(text.matches("crashed the same way 9 times").count(), 1, "{mode}: {text}");
+        // The details are the current launch's, once.
+        assert_eq!(text.matches("Root cause:").count(), 1, "{mode}: {text}");
+        assert!(text.lines().count() < 60, "{mode}: {} lines: {text}", text.lines().count());
+    }
+}

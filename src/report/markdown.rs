@@ -33,6 +33,9 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
     let mut out = format!("## logdiag: {}\n\n", verdict_name(diagnosis.verdict));
     for run in shown.iter().filter(|r| !r.history) {
         let _ = writeln!(out, "- {}", headline(run));
+        if let Some(crash_loop) = super::history::crash_loop(&shown, run) {
+            let _ = writeln!(out, "  - {}", prose(&crash_loop));
+        }
     }
     let history: Vec<&Run> = shown.iter().copied().filter(|r| r.history).collect();
     if !history.is_empty() {
@@ -49,9 +52,10 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
     if diagnosis.runs.is_empty() {
         out.push_str("- no lines to judge\n");
     }
-    if !shown.is_empty() {
+    let tabled: Vec<&Run> = shown.iter().copied().filter(|r| options.verbose || !r.history).collect();
+    if !tabled.is_empty() {
         out.push('\n');
-        summary_table(&mut out, &shown);
+        summary_table(&mut out, &tabled);
     }
     if !diagnosis.recurring.is_empty() {
         out.push('\n');

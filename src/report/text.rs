@@ -42,6 +42,9 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
     for run in shown.iter().filter(|r| !r.history) {
         headline(run, paint).push(&mut out, terminal.width);
+        if let Some(crash_loop) = super::history::crash_loop(&shown, run) {
+            push_wrapped(&mut out, terminal.width, "  ", "    ", &crash_loop);
+        }
     }
     let history: Vec<&Run> = shown.iter().copied().filter(|r| r.history).collect();
     if !history.is_empty() {
@@ -56,9 +59,12 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     if diagnosis.runs.is_empty() {
         out.push_str("no lines to judge\n");
     }
-    if shown.len() > 1 {
+    // Earlier launches have their lines above; the table is the current
+    // ones' (every run's with -v).
+    let tabled: Vec<&Run> = shown.iter().copied().filter(|r| options.verbose || !r.history).collect();
+    if tabled.len() > 1 {
         out.push('\n');
-        out.push_str(&summary_table(&shown, terminal));
+        out.push_str(&summary_table(&tabled, terminal));
     }
     for recurring in &diagnosis.recurring {
         push_wrapped(&mut out, terminal.width, "", HANGING, &for_terminal(&recurring.describe()));
