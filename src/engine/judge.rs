@@ -920,7 +920,12 @@ fn with_fingerprint(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause) -> R
 fn with_inferred_category(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause) -> RootCause {
     let worded = match root {
         Root::Failure(failure) => !failure.headless,
-        Root::StandIn(symptom) => rules.rule(symptom.rule).role == Role::Fate,
+        // An exit status was read for what it says (139 a segfault, 137 a
+        // kill); its other words only name what exited (`Service Frigate
+        // exited with code 1`).
+        Root::StandIn(symptom) => {
+            rules.rule(symptom.rule).role == Role::Fate && rules.rule(symptom.rule).id != "fate.exit-status"
+        }
         Root::Cause(..) | Root::Elsewhere(..) => false,
     };
     if !worded || cause.category != Category::Unknown {

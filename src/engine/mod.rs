@@ -899,6 +899,12 @@ fn failure_of(
         // convert negative value to size_t`, then `Process detector:…`
         // and the traceback).
         evidence.extend(announcer);
+        // The innermost source line, when it is a `raise`, names what was
+        // raised (`raise RuntimeError("Cannot find valid samples, …")`).
+        let last_source =
+            event.lines.iter().rev().find(|l| matches!(l.role, LineRole::Source | LineRole::Frame));
+        let raised = last_source.filter(|l| l.role == LineRole::Source && raises_with_message(l.message()));
+        evidence.extend(raised.map(evidence_line));
         let frame = event.lines.iter().rev().find(|l| l.role == LineRole::Frame);
         evidence.extend(frame.map(evidence_line));
         match frame.and_then(|f| crate::events::traceback::parse_frame(f.message().trim())) {
@@ -942,6 +948,17 @@ fn failure_of(
             && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
         in_thread: raised_in_a_thread(event),
     }
+}
+
+/// A source line that raises an exception it names with a message of its
+/// own: `raise RuntimeError("Cannot find valid samples, …")` (not `raise
+/// e from None`, nor a message on the lines after it).
+fn raises_with_message(source: &str) -> bool {
+    let Some(raised) = source.trim_start().strip_prefix("raise ") else { return false };
+    let name = raised.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.')).count();
+    let rest = &raised[name..];
+    raised.starts_with(|c: char| c.is_ascii_uppercase())
+        && ["(\"", "('", "(f\"", "(f'"].iter().any(|open| rest.starts_with(open))
 }
 
 /// What the fingerprint of a failure whose decisive line is `decisive` is

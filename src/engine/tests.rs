@@ -267,3 +267,15 @@ Jan 09 14:32:25 H systemd[34]: testsuite-55-testchill.service: Main process exit
     let cause = d.root_cause.unwrap();
     assert_eq!((cause.category, cause.confidence), (Category::HostOomKill, Confidence::Medium));
 }
+
+#[test]
+fn a_raise_with_its_own_message_names_what_was_raised() {
+    use super::raises_with_message;
+    assert!(raises_with_message(
+        r#"    raise RuntimeError("Cannot find valid samples, check `data/README.md` for the data format.")"#
+    ));
+    assert!(raises_with_message(r#"raise ValueError(f"bad {x}")"#));
+    for line in ["    raise e from None", "    raise Exception(", "raise", "    raise_error()"] {
+        assert!(!raises_with_message(line), "{line}");
+    }
+}

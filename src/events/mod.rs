@@ -545,6 +545,13 @@ fn continuation(
     if in_traceback && record.formats.contains(Format::WriteStamp) {
         return None;
     }
+    // Under a header that repeats on every line of a record (vLLM's
+    // `ERROR … [registry.py:272] `), a bare line is another write (the
+    // interpreter's own report of the exception that reached the top).
+    let repeats_header = open.origin.is_some() && open.event.lines[0].formats.contains(Format::Vllm);
+    if in_traceback && repeats_header && record.is_bare() {
+        return None;
+    }
     let kind = if in_traceback { traceback::classify(message, Place::InTraceback) } else { kind };
     match open.state {
         // A terminal that hard-wrapped a journal line after its prefix

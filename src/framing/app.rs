@@ -60,9 +60,23 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         return end;
     }
     if record.level.is_none() {
-        record.level = leading_level_word(&line[pos..]);
+        record.level = leading_level_word(&line[pos..]).or_else(|| json_level(&line[pos..]));
     }
     pos
+}
+
+/// The level of an application's own JSON log line (`{"function":
+/// "load_model","level":"ERR",…,"msg":"unable to load model"}`, llama.cpp's
+/// server; zap's and slog's `"level":"error"`): the line stays the message.
+fn json_level(message: &str) -> Option<Level> {
+    if !message.starts_with('{') {
+        return None;
+    }
+    ["\"level\":\"", "\"severity\":\"", "\"lvl\":\""].iter().find_map(|key| {
+        let at = message.find(key)? + key.len();
+        let word = &message[at..];
+        Level::parse(&word[..word.find('"')?])
+    })
 }
 
 /// The level of a message that opens with one in capitals and a space

@@ -294,6 +294,16 @@ fn text_glued_to_a_progress_bar_is_the_next_record() {
 }
 
 #[test]
+fn an_applications_json_line_gives_its_level() {
+    // ollama/ollama#4225: llama.cpp's server logs JSON.
+    let line =
+        r#"{"function":"load_model","level":"ERR","line":410,"msg":"unable to load model","tid":"11992"}"#;
+    assert_eq!(first(line).level, Some(Level::Error));
+    assert_eq!(first(r#"{"level":"info","msg":"listening"}"#).level, Some(Level::Info));
+    assert_eq!(first(r#"{"msg":"no level here"}"#).level, None);
+}
+
+#[test]
 fn plain_text_is_bare() {
     for line in
         ["Killed", "  File \"/x.py\", line 1, in f", "RuntimeError: boom", "Epoch 0: 1 2", "NOTE:root:x"]
