@@ -11,7 +11,6 @@
 
 pub mod diagnosis;
 pub mod fingerprint;
-mod guess;
 mod health;
 mod int_map;
 mod judge;

@@ -24,11 +24,13 @@
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
-use super::guess::{Check, Guess};
 use super::int_map::IntMap;
 use super::run::RunState;
 use super::subject::{self, Subject};
 use crate::events::Event;
+use guess::{Check, Guess};
+
+mod guess;
 
 /// Most units kept per source; beyond it, units with nothing notable are
 /// forgotten to make room (a boot of cron jobs and sessions can name
@@ -79,11 +81,6 @@ pub struct UnitRuns {
 }
 
 impl UnitRuns {
-    /// Its identity while units come and go.
-    pub fn id(&self) -> UnitId {
-        self.id
-    }
-
     /// Does an event at `first_line` begin a new run after `run`, start
     /// marker or not? After a boot, and at the launch said to begin after
     /// line `launch_after` (`logdiag watch --after-line`).
@@ -108,7 +105,7 @@ impl UnitRuns {
 }
 
 /// A unit's identity, never reused within a source.
-pub type UnitId = u64;
+type UnitId = u64;
 
 /// The home unit's identity.
 const HOME: UnitId = 0;
@@ -203,137 +200,6 @@ impl Units {
             unit.boot_pending = true;
         }
         self.let_guess_stand();
-    }
-
-    /// Holds `event`, routed to unit `index`, while a guess among units
-    /// that include it is open.
-    pub fn hold(&mut self, index: usize, event: &Event) {
-        let id = self.list[index].id;
-        let Some(guess) = self.guess.as_mut().filter(|g| g.concerns(id)) else { return };
-        if !guess.hold(event) {
-            self.let_guess_stand();
-        }
-    }
-
-    /// Is a guess open among units that include unit `index`?
-    pub fn holding(&self, index: usize) -> bool {
-        self.guess.as_ref().is_some_and(|g| g.concerns(self.list[index].id))
-    }
-
-    /// The lines to route again after a wrong guess was corrected.
-    pub fn take_replay(&mut self) -> Option<Vec<Event>> {
-        self.replay.take()
-    }
-
-    /// Whether lines wait to be routed again.
-    pub fn has_replay(&self) -> bool {
-        self.replay.is_some()
-    }
-
-    /// What the report should say about attribution: corrected guesses,
-    /// and guesses that stand.
-    pub fn notices(&self) -> Vec<String> {
-        let mut notices = self.notices.clone();
-        notices.extend(self.guess.as_ref().map(|g| self.standing_guess_notice(g)));
-        notices
-    }
-
-    /// Process `pid` (writer `identifier`) was bound by order to unit
-    /// `index`, one of several waiting.
-    fn note_guess(&mut self, pid: u32, identifier: &str, index: usize) {
-        let unit = self.list[index].id;
-        let waiting: Vec<UnitId> = self.awaiting.iter().map(|&(id, _)| id).collect();
-        match self.guess.as_mut() {
-            Some(guess) => {
-                guess.bound.push((pid, identifier.to_string(), unit));
-                for id in waiting {
-                    if guess.candidates.contains(&id) {
-                        continue;
-                    }
-                    if let Some(&i) = self.slots.get(&id) {
-                        guess.candidates.push(id);
-                        guess.before.push(self.list[i].clone());
-                    }
-                }
-            }
-            None => {
-                let before = waiting
-                    .iter()
-                    .filter_map(|id| self.slots.get(id))
-                    .map(|&i| self.list[i].clone())
-                    .collect();
-                self.guess = Some(Guess::new(waiting, before, pid, identifier, unit));
-            }
-        }
-    }
-
-    /// systemd said unit `index` is over at `line`: none of its processes
-    /// is left.
-    fn note_unit_over(&mut self, index: usize, line: u64) {
-        let id = self.list[index].id;
-        let Some(guess) = self.guess.as_mut().filter(|g| g.concerns(id)) else { return };
-        guess.ended.push((id, line));
-        if guess.settled() {
-            self.let_guess_stand();
-        }
-    }
-
-    /// The open guess, if any, is kept as it is.
-    fn let_guess_stand(&mut self) {
-        if let Some(guess) = self.guess.take() {
-            let notice = self.standing_guess_notice(&guess);
-            self.notices.push(notice);
-        }
-    }
-
-    /// A guess bound process `pid` to a unit that was over when it wrote
-    /// at `line`: it is unit `unit`'s. The units are put back as they were
-    /// before the guess, and the lines held since are routed again.
-    fn correct_guess(&mut self, pid: u32, unit: UnitId, line: u64) -> usize {
-        let guess = self.guess.take().expect("an open guess");
-        for before in guess.before {
-            if let Some(&i) = self.slots.get(&before.id()) {
-                self.list[i] = before;
-            }
-        }
-        self.runs_kept = self.list.iter().map(|u| u.runs.len()).sum();
-        let index = self.index(unit).unwrap_or(0);
-        self.bind(pid, index);
-        let writer =
-            guess.bound.iter().find(|(p, _, _)| *p == pid).map(|(_, w, _)| w.clone()).unwrap_or_default();
-        self.writers.insert(writer.clone(), unit);
-        let wrong = guess.bound.iter().find(|(p, _, _)| *p == pid).and_then(|&(_, _, u)| self.index(u));
-        self.notices.push(format!(
-            "{writer}[{pid}] was first taken for {}'s process (started with {} at the same time), but it wrote at line {line} \
-after that unit ended: its lines are {}'s",
-            wrong.and_then(|i| self.list[i].name.clone()).unwrap_or_default(),
-            self.list[index].name.clone().unwrap_or_default(),
-            self.list[index].name.clone().unwrap_or_default(),
-        ));
-        self.replay = Some(guess.held);
-        index
-    }
-
-    /// What to say of a guess nothing proved wrong.
-    fn standing_guess_notice(&self, guess: &Guess) -> String {
-        let name = |id: UnitId| self.index(id).and_then(|i| self.list[i].name.clone()).unwrap_or_default();
-        let units: Vec<String> = guess.candidates.iter().map(|&c| name(c)).collect();
-        let mut given: Vec<String> = Vec::new();
-        for &(_, _, unit) in &guess.bound {
-            let to = name(unit);
-            if given.iter().any(|g| g.ends_with(&format!(" to {to}"))) {
-                continue;
-            }
-            let processes: Vec<String> =
-                guess.bound.iter().filter(|b| b.2 == unit).map(|(pid, w, _)| format!("{w}[{pid}]")).collect();
-            given.push(format!("{} to {to}", processes.join(" and ")));
-        }
-        format!(
-            "{} were started together and no line says which process is whose: {} by order alone (the unit \
-started last); `journalctl -o with-unit` or `-o json` names each line's unit",
-            units.join(" and "),
-            given.join(", ")
-        )
     }
 
     /// Starts a run of unit `index` at stream line `first`, dropping the
