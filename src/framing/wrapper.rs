@@ -159,6 +159,9 @@ fn kubectl_prefix<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opt
 
 /// Strips process tags at `pos`; returns the position after them.
 pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
+    if let Some(after) = srun_label(line, pos, record) {
+        pos = after;
+    }
     for _ in 0..3 {
         let next = paren_tag(line, pos, record)
             .or_else(|| rank_tag(line, pos, record))
@@ -171,6 +174,21 @@ pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record
         }
     }
     pos
+}
+
+/// Slurm's `srun --label` in front of each task's line: `201: ` (the
+/// task's rank, then a colon; an empty line is `201:`). Only at the start
+/// of what a wrapper left.
+fn srun_label<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    s.digits(1, 5)?;
+    let tag = &line[pos..s.pos];
+    if !s.byte(b':') || !(s.byte(b' ') || s.at_end()) {
+        return None;
+    }
+    record.process.get_or_insert(tag);
+    record.formats.insert(Format::RankTag);
+    Some(s.pos)
 }
 
 /// `(EngineCore_DP0 pid=3031437) `, `(VllmWorker rank=1 pid=115) `,
