@@ -28,6 +28,8 @@ mod layout;
 mod markdown;
 /// Peak memory on inputs that used to make it grow.
 mod memory;
+/// The same incident, the same diagnosis, whatever wraps it.
+mod metamorphic;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
 /// Rule tooling and the rule-authoring guide's example.

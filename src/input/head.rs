@@ -34,7 +34,10 @@ pub fn with_head_until<R: BufRead>(
             Err(e) => break Some(e),
         }
     };
-    (head.clone(), io::Cursor::new(head).chain(Deferred { pending, inner: reader }))
+    // What decides the shape is the text after a byte-order mark (the
+    // line reader drops it too).
+    let looked_at = head.strip_prefix(super::lines::BOM).unwrap_or(&head).to_vec();
+    (looked_at, io::Cursor::new(head).chain(Deferred { pending, inner: reader }))
 }
 
 /// A part's reader after [`with_head`]: its head again, then the rest.

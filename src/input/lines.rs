@@ -2,7 +2,8 @@
 //! every path (batch, follow, structured journals, the export format).
 //!
 //! Lines end at `\n`; a `\r` right before the `\n` (or at the end of
-//! input) is dropped. Invalid UTF-8 is replaced with U+FFFD. A line longer
+//! input) is dropped, and so is a UTF-8 byte-order mark that opens the
+//! input. Invalid UTF-8 is replaced with U+FFFD. A line longer
 //! than the cap keeps its first [`MAX_LINE_BYTES`] bytes, the rest is
 //! skipped and the line is marked as cut, so one runaway line cannot
 //! exhaust memory.
@@ -18,6 +19,9 @@
 
 use std::borrow::Cow;
 use std::io::{self, Read};
+
+/// UTF-8's byte-order mark.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Longest line kept in full; the rest of a longer line is skipped.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -225,10 +229,14 @@ impl<R: Read> LineReader<R> {
         self.at = next;
         self.number += 1;
         self.last_offset = self.offset;
+        // A byte-order mark opens the source, not its first line (Windows
+        // editors and PowerShell write one).
+        let text_start =
+            if self.offset == 0 && bytes[start..end].starts_with(BOM) { start + BOM.len() } else { start };
         self.offset += (next - start) as u64 + skipped.unwrap_or(0);
         self.cut_lines += u64::from(cut);
-        let end = if !cut && bytes[start..end].ends_with(b"\r") { end - 1 } else { end };
-        Ok(Some((start, end, cut)))
+        let end = if !cut && bytes[text_start..end].ends_with(b"\r") { end - 1 } else { end };
+        Ok(Some((text_start, end, cut)))
     }
 
     /// Reads the next block: whole lines, at least one, or the rest of the
