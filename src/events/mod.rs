@@ -560,7 +560,9 @@ fn continuation(
         State::Single
             if record.is_bare()
                 && open.event.lines.len() == 1
-                && open.event.lines[0].message().is_empty() =>
+                && open.event.lines[0].message().is_empty()
+                // A blank line that opens the input wrapped nothing.
+                && (open.event.lines[0].number > 1 || !open.event.lines[0].text.trim().is_empty()) =>
         {
             match kind {
                 LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
