@@ -514,3 +514,25 @@ fn an_endless_line_on_stdin_takes_bounded_memory() {
     let (code, records, _) = watch.finish();
     assert_eq!(code, 4, "{records:#?}");
 }
+
+/// A named pipe (or `<(journalctl -f …)`) is followed as a stream until its
+/// writer closes it: it has no size, so nothing is taken for a truncation.
+#[test]
+fn a_named_pipe_is_followed_until_its_writer_closes_it() {
+    let dir = TempDir::new("watch-fifo");
+    let fifo = dir.path().join("journal.pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("run mkfifo");
+    assert!(made.success());
+    let mut watch = Watch::start(&[fifo.to_str().unwrap(), "--until", "exit"]);
+    // Opening for writing waits for the watcher to open it for reading.
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    writer
+        .write_all(b"May 25 20:11:05 gpu-node systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL\n")
+        .unwrap();
+    let crash = watch.wait_for("crashed", |r| r["state"] == "crashed");
+    assert_eq!(crash["run"]["first_line"], 1, "{crash}");
+    drop(writer);
+    let (code, _, stderr) = watch.finish();
+    assert_eq!(code, 3, "{stderr}");
+    assert!(!stderr.contains("Illegal seek"), "{stderr}");
+}

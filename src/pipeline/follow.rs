@@ -168,6 +168,12 @@ impl Reader {
             // it whole, as batch mode does.
             return self.follow_stream(Box::new(file), &name);
         }
+        // A named pipe or `<(journalctl -f …)` is a stream, read until its
+        // writer closes it, like standard input: it has no size to shrink
+        // and cannot be read again from its start.
+        if std::fs::metadata(&path).is_ok_and(|meta| !meta.file_type().is_file()) {
+            return self.follow_stream(Box::new(std::fs::File::open(&path)?), &name);
+        }
         let mut followed = FollowedFile::new(&path, records_of);
         let mut sink = self.forward();
         let mut session = Session::following(&mut sink);
