@@ -133,7 +133,8 @@ pub(super) fn crash_loop(runs: &[&Run], current: &Run) -> Option<String> {
         }
     }
     if let Some((said, at)) = said {
-        text.push_str(&format!("; {said} at line {at}"));
+        let joint = if earlier > 0 { "; " } else { ": " };
+        text.push_str(&format!("{joint}{said} at line {at}"));
     }
     Some(text)
 }
