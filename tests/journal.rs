@@ -107,9 +107,18 @@ const MODES: [&str; 16] = [
 /// watch` find the cause, with the evidence line pointing at it in the
 /// rendered file.
 fn check_rendering(dir: &TempDir, journal: &Path, args: &[&str]) {
-    let label = args.join(" ");
+    check_rendered_after(dir, journal, args, b"")
+}
+
+/// Like [`check_rendering`], with `front` before what journalctl printed
+/// (its `Hint:` captured with `2>&1`, another log concatenated in front).
+fn check_rendered_after(dir: &TempDir, journal: &Path, args: &[&str], front: &[u8]) {
+    let label = format!("{}{}", args.join(" "), if front.is_empty() { "" } else { " after other lines" });
     let rendered = dir.path().join(format!("k26{}", label.replace(' ', "")));
     render(journal, args, &rendered);
+    let mut fronted = front.to_vec();
+    fronted.extend_from_slice(&std::fs::read(&rendered).unwrap());
+    std::fs::write(&rendered, fronted).unwrap();
     let out = run(&["--format", "json", rendered.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{label}: {}", stderr(&out));
     let report = json(&out);
@@ -131,7 +140,9 @@ fn check_rendering(dir: &TempDir, journal: &Path, args: &[&str]) {
         "{label}: line {line} is {shown:?}"
     );
     if !args.contains(&"cat") {
-        assert_eq!(report["runs"][0]["unit"], "sglang-k26.service", "{label}");
+        // Lines in front may be a run of their own.
+        let crashed = report["runs"].as_array().unwrap().iter().find(|r| r["outcome"] == "crash");
+        assert_eq!(crashed.map(|r| &r["unit"]), Some(&"sglang-k26.service".into()), "{label}");
     }
     // `--last` judges the same launch.
     let last = run(&["--last", rendered.to_str().unwrap()]);
@@ -155,6 +166,28 @@ fn every_journalctl_output_mode_gives_the_same_diagnosis() {
     let journal = build_journal(&dir);
     for mode in MODES {
         check_rendering(&dir, &journal, &["-o", mode]);
+    }
+}
+
+/// What journalctl writes to the terminal before its output for a user
+/// outside the journal's groups.
+const HINT: &[u8] = b"Hint: You are currently not seeing messages from other users and the system.
+      Users in groups 'adm', 'systemd-journal' can see all messages.
+      Pass -q to turn off this notice.
+";
+
+#[test]
+fn a_structured_journal_after_other_lines_is_read_in_its_shape() {
+    let Some(()) = tools() else { return };
+    let dir = TempDir::new("journal-after-lines");
+    let journal = build_journal(&dir);
+    let other_log = b"[2026-05-25 08:00:01] server_args=ServerArgs(model_path='m', tp_size=1)
+[2026-05-25 08:00:09] Load weight begin. avail mem=78.50 GB
+";
+    for mode in ["export", "verbose", "json-pretty"] {
+        for front in [HINT, b"\n", other_log] {
+            check_rendered_after(&dir, &journal, &["-o", mode], front);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The same incident gives the same diagnosis whatever wraps it: every
-//! fixture, transformed as a user's tooling would (a byte-order mark or a
-//! blank line in front), keeps its verdict, its root cause's category and
-//! its decisive line (moved by the lines put in front).
+//! fixture, transformed as a user's tooling would (a byte-order mark, a
+//! blank line or journalctl's `Hint:` in front, another log before a
+//! journal dump), keeps its verdict, its root cause's category and its
+//! decisive line (moved by the lines put in front).
 
 use logdiag::corpus::find_cases;
 use logdiag::diagnose::feed_source;
@@ -32,17 +33,25 @@ fn outcome(diagnosis: &Diagnosis) -> (String, Option<String>, Option<u64>) {
     )
 }
 
-/// Every fixture with `front` before it: the ones that changed.
-/// `structured`: also the journal dumps (export, verbose, JSON pretty),
-/// which are recognised only when they open the input (issue 32's first
-/// item, not built yet).
-fn changed_by(front: &[u8], shift: u64, structured: bool) -> Vec<String> {
+/// Which fixtures a transform applies to.
+#[derive(Clone, Copy, PartialEq)]
+enum Fixtures {
+    All,
+    /// The structured journal dumps (export, verbose, JSON pretty).
+    Dumps,
+}
+
+/// Every fixture of `which` with `front` before it: the ones that changed.
+fn changed_by(front: &[u8], shift: u64, which: Fixtures) -> Vec<String> {
     let cases = find_cases(&root().join("fixtures")).unwrap();
     assert!(cases.len() > 100, "only {} fixtures", cases.len());
     let mut changed = Vec::new();
+    let mut dumps = 0;
     for case in &cases {
         let text = std::fs::read(case.join("input.log")).unwrap();
-        if !structured && layout::sniff(&text).is_some() {
+        let dump = layout::sniff(&text).is_some();
+        dumps += usize::from(dump);
+        if which == Fixtures::Dumps && !dump {
             continue;
         }
         let mut fronted = front.to_vec();
@@ -54,17 +63,42 @@ fn changed_by(front: &[u8], shift: u64, structured: bool) -> Vec<String> {
             changed.push(format!("{}: {plain:?} -> {moved_back:?}", case.display()));
         }
     }
+    assert!(dumps >= 1, "the fixtures hold {dumps} journal dumps");
     changed
+}
+
+fn assert_unchanged(changed: Vec<String>) {
+    assert!(changed.is_empty(), "{} fixtures changed:\n{}", changed.len(), changed.join("\n"));
 }
 
 #[test]
 fn a_byte_order_mark_changes_no_diagnosis() {
-    let changed = changed_by(b"\xef\xbb\xbf", 0, true);
-    assert!(changed.is_empty(), "{} fixtures changed:\n{}", changed.len(), changed.join("\n"));
+    assert_unchanged(changed_by(b"\xef\xbb\xbf", 0, Fixtures::All));
 }
 
 #[test]
 fn a_blank_first_line_changes_no_diagnosis() {
-    let changed = changed_by(b"\n", 1, false);
-    assert!(changed.is_empty(), "{} fixtures changed:\n{}", changed.len(), changed.join("\n"));
+    assert_unchanged(changed_by(b"\n", 1, Fixtures::All));
+}
+
+/// What journalctl writes to the terminal, before its output, for a user
+/// outside the journal's groups (captured with `2>&1`).
+const HINT: &[u8] = b"Hint: You are currently not seeing messages from other users and the system.
+      Users in groups 'adm', 'systemd-journal' can see all messages.
+      Pass -q to turn off this notice.
+";
+
+#[test]
+fn journalctls_hint_in_front_changes_no_diagnosis() {
+    assert_unchanged(changed_by(HINT, 3, Fixtures::All));
+}
+
+#[test]
+fn a_journal_dump_after_another_log_keeps_its_diagnosis() {
+    // A healthy launch's start, as `cat other.log dump > all.log` joins them.
+    let other = b"[2026-05-25 08:00:01] server_args=ServerArgs(model_path='m', tp_size=1)
+[2026-05-25 08:00:09] Load weight begin. avail mem=78.50 GB
+[2026-05-25 08:00:31] Load weight end. type=LlamaForCausalLM, avail mem=62.10 GB
+";
+    assert_unchanged(changed_by(other, 3, Fixtures::Dumps));
 }

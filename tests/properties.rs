@@ -99,7 +99,8 @@ proptest! {
     ) {
         let (seen, last) = follow(&bytes, pauses.into_iter().map(|p| p % (bytes.len() + 1)).collect::<std::collections::BTreeSet<_>>().into_iter().collect());
         let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
-        let export = bytes.starts_with(b"__CURSOR=") || bytes.starts_with(b"__REALTIME_TIMESTAMP=");
+        // An export stream, opening the input or after lines of text.
+        let export = lines.iter().any(|l| l.starts_with(b"__CURSOR=") || l.starts_with(b"__REALTIME_TIMESTAMP="));
         for (count, diagnosis) in seen {
             // The export format is read as bytes, not lines: its prefixes are
             // whole entries, which line counts do not tell apart.

@@ -49,6 +49,13 @@ pub struct Deferred<R> {
     inner: R,
 }
 
+impl<R> Deferred<R> {
+    /// `inner`, whose first read reports `pending` if there is one.
+    pub fn new(pending: Option<io::Error>, inner: R) -> Self {
+        Deferred { pending, inner }
+    }
+}
+
 impl<R: Read> Read for Deferred<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self.pending.take() {

@@ -117,7 +117,28 @@ pub struct LineReader<R> {
     /// Where the first watched byte at or after [`Self::at`] lies in the
     /// block ([`Self::whole`] if none does); `None` until it is sought.
     next_watched: Option<usize>,
+    /// Lines that end this reader's part of the stream (see
+    /// [`Self::stopping_at`]).
+    stop: Option<StopAt>,
+    /// The reader stopped before a line that `stop` named.
+    stopped: bool,
 }
+
+/// Lines that open another part of a stream (such as a structured journal
+/// dump after lines of text): a reader told of them ends before one.
+#[derive(Clone, Copy)]
+pub struct StopAt {
+    /// The first bytes such a line may have: only lines that start with
+    /// one are tested, so most lines cost one look-up.
+    pub first_bytes: &'static [u8],
+    /// Whether a line (without its terminator) opens the next part, given
+    /// the bytes read after it; `None` when more bytes must be read to tell.
+    pub opens: fn(line: &[u8], after: &[u8]) -> Option<bool>,
+}
+
+/// What a stopped [`LineReader`] had not handed out, then its reader (and
+/// an error met while reading ahead, if one was).
+pub type Rest<R> = io::Chain<io::Cursor<Vec<u8>>, super::Deferred<R>>;
 
 impl<R: Read> LineReader<R> {
     /// Wraps a reader; the first line read is line 1 at offset 0.
@@ -137,7 +158,42 @@ impl<R: Read> LineReader<R> {
             cut_lines: 0,
             watch: None,
             next_watched: None,
+            stop: None,
+            stopped: false,
         }
+    }
+
+    /// Ends the lines before the first one that `stop` says opens another
+    /// part of the stream (never the first line: its part was told by
+    /// its head). [`Self::stopped`] then says so, and [`Self::into_rest`]
+    /// gives that line and all after it.
+    pub fn stopping_at(mut self, stop: StopAt) -> Self {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// Whether the lines ended at a line that opens another part.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The byte offset of the next line in the source.
+    pub fn next_offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Continues the byte offsets of a part read before it in the same
+    /// source (see [`Self::into_rest`]).
+    pub fn at_offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// What was not handed out yet (after a stop, the line that opened the
+    /// next part), then the rest of the reader.
+    pub fn into_rest(self) -> Rest<R> {
+        let held = self.block.bytes()[self.at..self.filled].to_vec();
+        io::Cursor::new(held).chain(super::Deferred::new(self.deferred, self.inner))
     }
 
     /// Tells each line whether it holds one of `bytes` ([`Line::watched`]),
@@ -217,6 +273,10 @@ impl<R: Read> LineReader<R> {
         if self.at >= self.whole && !self.refill()? {
             return Ok(None);
         }
+        if self.stop.is_some() && self.offset > 0 && self.opens_part()? {
+            self.stopped = true;
+            return Ok(None);
+        }
         let bytes = &self.block.bytes()[..self.whole];
         let start = self.at;
         let (end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
@@ -237,6 +297,32 @@ impl<R: Read> LineReader<R> {
         self.cut_lines += u64::from(cut);
         let end = if !cut && bytes[text_start..end].ends_with(b"\r") { end - 1 } else { end };
         Ok(Some((text_start, end, cut)))
+    }
+
+    /// Whether the next line opens another part (see [`Self::stopping_at`]),
+    /// reading more once if too few bytes after it were read to tell.
+    fn opens_part(&mut self) -> io::Result<bool> {
+        let Some(stop) = self.stop else { return Ok(false) };
+        let mut may_read = true;
+        loop {
+            let bytes = &self.block.bytes()[..self.filled];
+            let start = self.at;
+            if !stop.first_bytes.contains(&bytes[start]) {
+                return Ok(false);
+            }
+            let end = memchr::memchr(b'\n', &bytes[start..self.whole]).map_or(self.whole, |i| start + i);
+            let line = &bytes[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let after = &bytes[(end + 1).min(self.filled)..];
+            match (stop.opens)(line, after) {
+                Some(opens) => return Ok(opens),
+                None if may_read && !self.ended && self.deferred.is_none() => {
+                    may_read = false;
+                    self.refill()?;
+                }
+                None => return Ok(false),
+            }
+        }
     }
 
     /// Reads the next block: whole lines, at least one, or the rest of the
@@ -314,6 +400,42 @@ impl<R: Read> LineReader<R> {
             }
         }
         Ok(())
+    }
+
+    /// The next `count` bytes (fewer at the input's end), without reading
+    /// past them: a binary field's length, looked at before it is trusted.
+    pub fn peek_bytes(&mut self, count: usize) -> io::Result<&[u8]> {
+        if self.filled - self.at < count && !self.ended {
+            // What is held moves to the front and more is read after it,
+            // as bytes that are not lines (see `read_bytes`).
+            let mut data = std::mem::replace(&mut self.block, Block::Bytes(Vec::new())).into_bytes();
+            data.copy_within(self.at..self.filled, 0);
+            self.filled -= self.at;
+            self.whole = self.whole.saturating_sub(self.at);
+            self.at = 0;
+            self.next_watched = None;
+            if data.len() < count {
+                data.resize(count.max(BLOCK_BYTES), 0);
+            }
+            let mut read = Ok(());
+            while self.filled < count && !self.ended {
+                match self.inner.read(&mut data[self.filled..]) {
+                    Ok(n) => {
+                        self.filled += n;
+                        self.ended = n == 0;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        read = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.block = Block::Bytes(data);
+            read?;
+        }
+        let end = (self.at + count).min(self.filled);
+        Ok(&self.block.bytes()[self.at..end])
     }
 
     /// Reads `len` bytes that are not lines (a binary field of the journal

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 pub use content::open_logs;
 pub use head::{with_head, with_head_until, Deferred};
-pub use lines::{Line, LineReader, MAX_LINE_BYTES};
+pub use lines::{Line, LineReader, Rest, StopAt, MAX_LINE_BYTES};
 pub use reversal::Reversal;
 pub use walk::{collect_sources, Collected, Skipped, Symlinks};
 

@@ -11,11 +11,12 @@
 use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{without_escapes, ReadSummary};
+use super::{without_escapes, ReadSummary, TextRead};
 use crate::events::traceback::{
     announces_asyncio_traceback, class_of_opening, classify, ends_plainly, Place,
 };
 use crate::events::LineKind;
+use crate::framing::journal::layout::OPENS_A_DUMP;
 use crate::framing::spans::{store_line, RecordSpans, Span};
 use crate::framing::{Format, Framed, Layout, Templates};
 use crate::input::LineReader;
@@ -213,7 +214,7 @@ impl Framer {
     /// Reads and frames every line of `reader`, numbering from `first`,
     /// and sends them in batches. Stops early, without an error, if the
     /// grouping end has gone away (it failed and reports why).
-    pub fn run<R: BufRead>(self, reader: R, first: u64) -> ReadSummary {
+    pub fn run<R: BufRead>(self, reader: R, first: u64) -> TextRead<R> {
         frame_batches(reader, first, |batch| {
             let mut next = self.used.try_recv().unwrap_or_default();
             next.clear();
@@ -226,15 +227,17 @@ impl Framer {
 /// Reads and frames every line of `reader`, numbering from `first`, and
 /// hands each full batch to `full`, then the last one, which may be
 /// short; `full` leaves the batch empty for the lines that follow, or
-/// returns false to stop reading.
+/// returns false to stop reading. Stops before a structured journal that
+/// follows the text, and gives it back.
 pub fn frame_batches<R: BufRead>(
     reader: R,
     first: u64,
     mut full: impl FnMut(&mut FramedBatch) -> bool,
-) -> ReadSummary {
+) -> TextRead<R> {
     // Most lines have no escape sequence to strip, no progress bar and no
     // carriage return: the reader tells those that may.
-    let mut lines = LineReader::new(reader).starting_at(first).watching([0x1b, b'%', b'\r']);
+    let mut lines =
+        LineReader::new(reader).starting_at(first).watching([0x1b, b'%', b'\r']).stopping_at(OPENS_A_DUMP);
     let mut summary = ReadSummary::default();
     let mut batch = FramedBatch::default();
     let mut templates = Templates::default();
@@ -264,7 +267,7 @@ pub fn frame_batches<R: BufRead>(
         full(&mut batch);
     }
     summary.cut_lines = lines.cut_lines();
-    summary
+    TextRead::after(summary, lines)
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
 use crate::framing::{frame_message, Format, FormatSet, Framed, Record, Separator, Templates};
 use crate::input::Reversal;
-use crate::input::{with_head, Line, LineReader, MAX_LINE_BYTES};
+use crate::input::{with_head, Line, LineReader, Rest, MAX_LINE_BYTES};
 
 pub use escapes::without_escapes;
 pub use sink::{Borrowing, EventSink, Spares};
@@ -47,6 +47,36 @@ pub struct ReadSummary {
     pub cut_lines: u64,
     /// The read error that stopped reading early, if any.
     pub error: Option<io::Error>,
+}
+
+/// A text read to its end, or up to a structured journal after it in the
+/// same stream (see [`layout::OPENS_A_DUMP`]).
+pub struct TextRead<R> {
+    summary: ReadSummary,
+    /// The journal that follows the text.
+    journal: Option<JournalAfter<R>>,
+}
+
+/// A structured journal after text, in the same part.
+struct JournalAfter<R> {
+    /// Its bytes, from its first line on.
+    rest: Rest<R>,
+    /// The number of the text's last line.
+    text_ends: u64,
+    /// The byte offset of its first line in the source.
+    offset: u64,
+}
+
+impl<R: io::Read> TextRead<R> {
+    /// What `lines` read, and what follows if they stopped at a journal.
+    fn after(summary: ReadSummary, lines: LineReader<R>) -> Self {
+        let journal = lines.stopped().then(|| JournalAfter {
+            text_ends: lines.last_number(),
+            offset: lines.next_offset(),
+            rest: lines.into_rest(),
+        });
+        TextRead { summary, journal }
+    }
 }
 
 /// Reads `reader`, frames and groups it, and hands every event to
@@ -91,6 +121,9 @@ const SNIFF_BYTES: usize = 64 * 1024;
 pub struct Session<'f> {
     feeder: Feeder<'f>,
     last_line: u64,
+    /// Text followed by a structured journal in one part: the text's first
+    /// and last lines, and the journal's shape.
+    shape_changes: Vec<(u64, u64, Shape)>,
 }
 
 impl<'f> Session<'f> {
@@ -105,9 +138,11 @@ impl<'f> Session<'f> {
                 partial: None,
                 damaged: 0,
                 blobs: 0,
+                outside_entries: 0,
                 after_event_stream: false,
             },
             last_line: 0,
+            shape_changes: Vec::new(),
         }
     }
 
@@ -132,6 +167,15 @@ impl<'f> Session<'f> {
         let mut notices = Vec::new();
         if self.feeder.damaged > 0 {
             notices.push(damaged_records_notice(self.feeder.damaged));
+        }
+        for &(first, last, shape) in &self.shape_changes {
+            notices.push(shape_change_notice(first, last, shape));
+        }
+        if self.feeder.outside_entries > 0 {
+            notices.push(format!(
+                "{} line(s) among a structured journal's entries were not journal fields: read as text",
+                self.feeder.outside_entries
+            ));
         }
         if self.feeder.blobs > 0 {
             notices.push(format!(
@@ -174,13 +218,14 @@ impl<'f> Session<'f> {
         })
     }
 
-    /// Reads a structured journal here, and text with `read_text`.
+    /// Reads a structured journal here, and text with `read_text`; a
+    /// structured journal after the text is read here in its own shape.
     fn read_with<R: BufRead>(
         &mut self,
         reader: R,
         shape: Option<Shape>,
         on_line: &mut impl FnMut(u64, FormatSet),
-        read_text: impl FnOnce(R, u64, &mut dyn FnMut(u64, FormatSet), &mut Feeder<'f>) -> io::Result<ReadSummary>,
+        read_text: impl FnOnce(R, u64, &mut dyn FnMut(u64, FormatSet), &mut Feeder<'f>) -> io::Result<TextRead<R>>,
     ) -> io::Result<ReadSummary> {
         let first = self.last_line + 1;
         let mut last = self.last_line;
@@ -189,8 +234,27 @@ impl<'f> Session<'f> {
             on_line(number, formats);
         };
         let summary = match shape {
-            Some(shape) => structured::read(reader, shape, first, &mut counting, &mut self.feeder)?,
-            None => read_text(reader, first, &mut counting, &mut self.feeder)?,
+            Some(shape) => structured::read(reader, shape, (first, 0), &mut counting, &mut self.feeder)?,
+            None => {
+                let text = read_text(reader, first, &mut counting, &mut self.feeder)?;
+                match text.journal {
+                    Some(journal) => {
+                        let start = (journal.text_ends + 1, journal.offset);
+                        let (head, rest) = with_head(journal.rest, SNIFF_BYTES);
+                        // The text ended where a journal opened: its head
+                        // says which (read as json-pretty, lines outside
+                        // an object are text, if it should not).
+                        let shape = layout::sniff(&head).unwrap_or(Shape::JsonPretty);
+                        self.shape_changes.push((first, journal.text_ends, shape));
+                        let after = structured::read(rest, shape, start, &mut counting, &mut self.feeder)?;
+                        ReadSummary {
+                            cut_lines: text.summary.cut_lines + after.cut_lines,
+                            error: text.summary.error.or(after.error),
+                        }
+                    }
+                    None => text.summary,
+                }
+            }
         };
         self.last_line = last;
         Ok(summary)
@@ -223,17 +287,17 @@ fn read_text<R: BufRead>(
     first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
-) -> io::Result<ReadSummary> {
+) -> io::Result<TextRead<R>> {
     if feeder.following {
         return read_text_lines(reader, first, on_line, feeder);
     }
     let mut grouped = Ok(());
-    let summary = framer::frame_batches(reader, first, |batch| {
+    let read = framer::frame_batches(reader, first, |batch| {
         grouped = group_batch(batch, on_line, feeder);
         batch.clear();
         grouped.is_ok()
     });
-    grouped.map(|()| summary)
+    grouped.map(|()| read)
 }
 
 /// Groups a batch of framed lines.
@@ -253,8 +317,8 @@ fn read_text_lines<R: BufRead>(
     first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
-) -> io::Result<ReadSummary> {
-    let mut lines = LineReader::new(reader).starting_at(first);
+) -> io::Result<TextRead<R>> {
+    let mut lines = LineReader::new(reader).starting_at(first).stopping_at(layout::OPENS_A_DUMP);
     let mut summary = ReadSummary::default();
     let mut templates = Templates::default();
     while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
@@ -262,7 +326,7 @@ fn read_text_lines<R: BufRead>(
         push_framed(line.number, line.offset, &text, &templates.frame(&text), None, on_line, feeder)?;
     }
     summary.cut_lines = lines.cut_lines();
-    Ok(summary)
+    Ok(TextRead::after(summary, lines))
 }
 
 /// Like [`read_text`], with reading and framing on a thread of their own
@@ -272,7 +336,7 @@ fn read_text_split<R: BufRead + Send>(
     first: u64,
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
-) -> io::Result<ReadSummary> {
+) -> io::Result<TextRead<R>> {
     let (framer, framings) = framer::channel();
     std::thread::scope(|scope| {
         let framing = scope.spawn(move || framer.run(reader, first));
@@ -286,8 +350,8 @@ fn read_text_split<R: BufRead + Send>(
         }
         // The framing thread stops when its batches have nowhere to go.
         drop(framings);
-        let summary = framing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        grouped.map(|()| summary)
+        let read = framing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        grouped.map(|()| read)
     })
 }
 
@@ -493,6 +557,8 @@ struct Feeder<'f> {
     damaged: u64,
     /// Messages journalctl showed only as `[N blob data]`.
     blobs: u64,
+    /// Lines of a structured journal that were not part of an entry.
+    outside_entries: u64,
     /// The last line was a `json-sse` event (`data: {…}`).
     after_event_stream: bool,
 }
@@ -752,6 +818,21 @@ fn floor_char_boundary(text: &str, at: usize) -> usize {
         at -= 1;
     }
     at
+}
+
+/// What the report says of text (lines `first` to `last`) followed by a
+/// structured journal of `shape` in the same part.
+fn shape_change_notice(first: u64, last: u64, shape: Shape) -> String {
+    let journal = match shape {
+        Shape::Export => "a journal export (-o export)",
+        Shape::Verbose => "a verbose journal (-o verbose)",
+        Shape::JsonPretty => "a journal in -o json-pretty",
+    };
+    let text = match first == last {
+        true => format!("line {first} was read as text"),
+        false => format!("lines {first}-{last} were read as text"),
+    };
+    format!("{text}; {journal} starts at line {}", last + 1)
 }
 
 /// What the report says when `count` JSON records were damaged.

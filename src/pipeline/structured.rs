@@ -1,20 +1,25 @@
 //! Drives the structured journal readers of [`crate::framing::journal`]
 //! (`json-pretty`, `verbose`, `export`) and hands their entries to the
-//! feeder; what the layouts are is known there, not here.
+//! feeder; what the layouts are is known there, not here. A line among
+//! the entries that is no part of one (another log concatenated after the
+//! journal) is read as text.
 
 use std::io::{self, BufRead};
 
 use super::{next_line, next_line_or_stop, wait_for_line, without_escapes, Feeder, Next, ReadSummary};
-use crate::framing::journal::export::ExportReader;
-use crate::framing::journal::layout::{PlacedEntry, PrettyEntries, PrettyLine, Shape, VerboseEntries};
+use crate::framing::journal::export::{ExportItem, ExportReader};
+use crate::framing::journal::layout::{
+    PlacedEntry, PrettyEntries, PrettyLine, Shape, VerboseEntries, VerboseLine,
+};
 use crate::framing::{frame_line, Format, FormatSet};
 use crate::input::LineReader;
 
-/// Reads a structured journal of `shape` into the feeder.
+/// Reads a structured journal of `shape` into the feeder; `first` is the
+/// number and byte offset of its first line.
 pub fn read<R: BufRead>(
     reader: R,
     shape: Shape,
-    first: u64,
+    first: (u64, u64),
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
@@ -27,11 +32,11 @@ pub fn read<R: BufRead>(
 
 fn read_export<R: BufRead>(
     reader: R,
-    first: u64,
+    (first, offset): (u64, u64),
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut entries = ExportReader::new(reader).starting_at(first);
+    let mut entries = ExportReader::new(LineReader::new(reader).starting_at(first).at_offset(offset));
     let mut summary = ReadSummary::default();
     loop {
         // A followed export stream is idle only between entries.
@@ -41,7 +46,11 @@ fn read_export<R: BufRead>(
                 feeder.idle()?;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Ok(Some(e)) => push(feeder, e, Format::JournalExport)?,
+            Ok(Some(ExportItem::Entry(e))) => push(feeder, e, Format::JournalExport)?,
+            Ok(Some(ExportItem::Text(line))) => {
+                feeder.outside_entries += 1;
+                push_text(feeder, line.number, line.offset, &line.text, on_line)?;
+            }
             Ok(None) => break,
             Err(e) => {
                 summary.error = Some(e);
@@ -56,20 +65,18 @@ fn read_export<R: BufRead>(
 /// Reads `json-pretty`; a line outside an object is read as text.
 fn read_json_pretty<R: BufRead>(
     reader: R,
-    first: u64,
+    (first, offset): (u64, u64),
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut lines = LineReader::new(reader).starting_at(first);
+    let mut lines = LineReader::new(reader).starting_at(first).at_offset(offset);
     let mut summary = ReadSummary::default();
     let mut entries = PrettyEntries::default();
     while let Some(line) = next_line(&mut lines, &mut summary, feeder)? {
         let read = entries.line(line.number, line.offset, line.text.as_ref());
         if let PrettyLine::Text = read {
-            let text = without_escapes(line.text.as_ref());
-            let framed = frame_line(&text);
-            on_line(line.number, framed.first.formats);
-            feeder.push(line.number, line.offset, &text, &framed)?;
+            feeder.outside_entries += u64::from(!line.text.trim().is_empty());
+            push_text(feeder, line.number, line.offset, &line.text, on_line)?;
             continue;
         }
         on_line(line.number, FormatSet::of(Format::JournalJson));
@@ -88,11 +95,11 @@ fn read_json_pretty<R: BufRead>(
 
 fn read_verbose<R: BufRead>(
     reader: R,
-    first: u64,
+    (first, offset): (u64, u64),
     on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
-    let mut lines = LineReader::new(reader).starting_at(first);
+    let mut lines = LineReader::new(reader).starting_at(first).at_offset(offset);
     let mut summary = ReadSummary::default();
     let mut entries = VerboseEntries::default();
     loop {
@@ -109,16 +116,39 @@ fn read_verbose<R: BufRead>(
             Next::End => break,
         }
         let Some(line) = next_line_or_stop(&mut lines, &mut summary) else { break };
-        on_line(line.number, FormatSet::of(Format::JournalVerbose));
-        if let Some(done) = entries.line(line.number, line.offset, line.text.as_ref()) {
-            push(feeder, done, Format::JournalVerbose)?;
+        match entries.line(line.number, line.offset, line.text.as_ref()) {
+            VerboseLine::Done(done) => push(feeder, done, Format::JournalVerbose)?,
+            VerboseLine::Part => {}
+            VerboseLine::Text(done) => {
+                if let Some(done) = done {
+                    push(feeder, done, Format::JournalVerbose)?;
+                }
+                feeder.outside_entries += u64::from(!line.text.trim().is_empty());
+                push_text(feeder, line.number, line.offset, &line.text, on_line)?;
+                continue;
+            }
         }
+        on_line(line.number, FormatSet::of(Format::JournalVerbose));
     }
     if let Some(done) = entries.finish() {
         push(feeder, done, Format::JournalVerbose)?;
     }
     summary.cut_lines = lines.cut_lines();
     Ok(summary)
+}
+
+/// Hands on a line that is no part of an entry, framed as text.
+fn push_text(
+    feeder: &mut Feeder<'_>,
+    number: u64,
+    offset: u64,
+    line: &str,
+    on_line: &mut impl FnMut(u64, FormatSet),
+) -> io::Result<()> {
+    let text = without_escapes(line);
+    let framed = frame_line(&text);
+    on_line(number, framed.first.formats);
+    feeder.push(number, offset, &text, &framed)
 }
 
 fn push(feeder: &mut Feeder<'_>, placed: PlacedEntry, format: Format) -> io::Result<()> {

@@ -6,13 +6,64 @@
 
 use std::io::{self, BufRead};
 
-use super::layout::PlacedEntry;
+use super::layout::{is_field_name, PlacedEntry};
 use super::JournalEntry;
-use crate::input::LineReader;
+use crate::input::{LineReader, MAX_LINE_BYTES};
+
+/// A binary value's length is below this (4 GiB: journald keeps no bigger
+/// field), so a length whose upper bytes are not zero is text.
+const MAX_BINARY_VALUE: u64 = 1 << 32;
 
 /// Reads export-format entries.
 pub struct ExportReader<R> {
     lines: LineReader<R>,
+    /// The entry being read: kept when a followed input goes quiet in the
+    /// middle of it, so reading goes on where it stopped.
+    entry: EntryRead,
+    /// A line of text that ended the entry before it, handed out next.
+    held_text: Option<TextLine>,
+}
+
+/// An entry read so far.
+#[derive(Default)]
+struct EntryRead {
+    fields: Vec<(String, Vec<u8>)>,
+    /// Where its first field and its MESSAGE are (line, offset).
+    first: Option<(u64, u64)>,
+    message_at: Option<(u64, u64)>,
+    /// A binary field's name, read, and where it is: its value comes next.
+    binary: Option<(String, (u64, u64))>,
+}
+
+impl EntryRead {
+    fn add(&mut self, name: String, value: Vec<u8>, at: (u64, u64)) {
+        self.first.get_or_insert(at);
+        if name == "MESSAGE" {
+            self.message_at = Some(at);
+        }
+        self.fields.push((name, value));
+    }
+}
+
+/// What an export stream holds next.
+#[derive(Debug)]
+pub enum ExportItem {
+    /// An entry.
+    Entry(PlacedEntry),
+    /// A line that is no field (another log concatenated after the
+    /// journal), to be read as text.
+    Text(TextLine),
+}
+
+/// A line of text among export entries.
+#[derive(Debug)]
+pub struct TextLine {
+    /// Its number, 1-based.
+    pub number: u64,
+    /// Its byte offset.
+    pub offset: u64,
+    /// The line (lossy UTF-8).
+    pub text: String,
 }
 
 /// True if a stream starts like export output.
@@ -21,14 +72,10 @@ pub fn looks_like_export(head: &[u8]) -> bool {
 }
 
 impl<R: BufRead> ExportReader<R> {
-    /// Wraps a reader positioned at the start of the export stream.
-    pub fn new(inner: R) -> Self {
-        ExportReader { lines: LineReader::new(inner) }
-    }
-
-    /// Numbers lines from `first` on (see [`LineReader::starting_at`]).
-    pub fn starting_at(self, first: u64) -> Self {
-        ExportReader { lines: self.lines.starting_at(first) }
+    /// Reads the lines of a reader positioned at the start of the export
+    /// stream.
+    pub fn new(lines: LineReader<R>) -> Self {
+        ExportReader { lines, entry: EntryRead::default(), held_text: None }
     }
 
     /// The number of the last line read.
@@ -36,46 +83,94 @@ impl<R: BufRead> ExportReader<R> {
         self.lines.last_number()
     }
 
-    /// The next entry, or `None` at the end of input.
-    pub fn next_entry(&mut self) -> io::Result<Option<PlacedEntry>> {
-        let mut fields: Vec<(String, Vec<u8>)> = Vec::new();
-        let mut first = None;
-        let mut message_at = None;
-        while let Some(raw) = self.lines.next_raw()? {
+    /// The next entry or line of text, or `None` at the end of input. A
+    /// followed input that goes quiet fails with
+    /// [`io::ErrorKind::WouldBlock`]; the next call goes on from there.
+    pub fn next_entry(&mut self) -> io::Result<Option<ExportItem>> {
+        if let Some(text) = self.held_text.take() {
+            return Ok(Some(ExportItem::Text(text)));
+        }
+        loop {
+            if let Some((name, at)) = self.entry.binary.take() {
+                match self.binary_value() {
+                    Ok(Some(value)) => self.entry.add(name, value, at),
+                    // A word alone on its line, in text after the journal.
+                    Ok(None) => {
+                        return Ok(self.text_after_entry(TextLine { number: at.0, offset: at.1, text: name }))
+                    }
+                    Err(e) => {
+                        self.entry.binary = Some((name, at));
+                        return Err(e);
+                    }
+                }
+            }
+            let Some(raw) = self.lines.next_raw()? else { break };
             let (at, line) = ((raw.number, raw.offset), raw.bytes);
             if line.is_empty() {
-                if fields.is_empty() {
+                if self.entry.fields.is_empty() {
                     continue;
                 }
                 break;
             }
-            first.get_or_insert(at);
-            let (name, value) = match line.iter().position(|&b| b == b'=') {
-                Some(eq) => (String::from_utf8_lossy(&line[..eq]).into_owned(), line[eq + 1..].to_vec()),
-                None => {
-                    let name = String::from_utf8_lossy(line).into_owned();
-                    (name, self.read_binary()?)
-                }
+            let eq = line.iter().position(|&b| b == b'=');
+            let name =
+                std::str::from_utf8(&line[..eq.unwrap_or(line.len())]).ok().filter(|n| is_field_name(n));
+            let Some(name) = name.map(str::to_string) else {
+                // Not a field: text, after the entry it ends.
+                let text =
+                    TextLine { number: at.0, offset: at.1, text: String::from_utf8_lossy(line).into_owned() };
+                return Ok(self.text_after_entry(text));
             };
-            if name == "MESSAGE" {
-                message_at = Some(at);
+            match eq {
+                Some(eq) => {
+                    let value = line[eq + 1..].to_vec();
+                    self.entry.add(name, value, at);
+                }
+                None => self.entry.binary = Some((name, at)),
             }
-            fields.push((name, value));
         }
-        let Some(first) = first else { return Ok(None) };
-        let (line, offset) = message_at.unwrap_or(first);
-        let entry = JournalEntry::from_pairs(fields.iter().map(|(n, v)| (n.as_str(), v.as_slice())));
-        Ok(Some(PlacedEntry { line, offset, entry }))
+        Ok(self.finish_entry().map(ExportItem::Entry))
     }
 
-    /// A binary value: 8-byte little-endian length, the bytes, a newline.
-    fn read_binary(&mut self) -> io::Result<Vec<u8>> {
-        let size = self.lines.read_bytes(8)?;
-        let len = u64::from_le_bytes(size.try_into().map_err(|_| io::ErrorKind::UnexpectedEof)?);
+    /// `text` ends the entry being read: the entry comes first, if there
+    /// is one, and the text after it.
+    fn text_after_entry(&mut self, text: TextLine) -> Option<ExportItem> {
+        match self.finish_entry() {
+            Some(entry) => {
+                self.held_text = Some(text);
+                Some(ExportItem::Entry(entry))
+            }
+            None => Some(ExportItem::Text(text)),
+        }
+    }
+
+    fn finish_entry(&mut self) -> Option<PlacedEntry> {
+        let read = std::mem::take(&mut self.entry);
+        let (line, offset) = read.message_at.or(read.first)?;
+        let entry = JournalEntry::from_pairs(read.fields.iter().map(|(n, v)| (n.as_str(), v.as_slice())));
+        Some(PlacedEntry { line, offset, entry })
+    }
+
+    /// The binary value after a field's name: its length (8 bytes,
+    /// little-endian), the bytes and a newline. `None` if the bytes cannot
+    /// be one: the input ends first, or the length is beyond any
+    /// journal's (text after a word alone on its line: eight letters make
+    /// a length of petabytes). A value that fits in a line is waited for
+    /// whole before any of it is taken, so a quiet input loses nothing.
+    fn binary_value(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let Ok(length) = <[u8; 8]>::try_from(self.lines.peek_bytes(8)?) else { return Ok(None) };
+        let len = u64::from_le_bytes(length);
+        if len >= MAX_BINARY_VALUE {
+            return Ok(None);
+        }
+        if len < MAX_LINE_BYTES as u64 {
+            self.lines.peek_bytes(8 + len as usize + 1)?;
+        }
+        self.lines.read_bytes(8)?;
         let value = self.lines.read_bytes(len)?;
         // The newline after the value ends its (last) line.
         self.lines.read_bytes(1)?;
-        Ok(value)
+        Ok(Some(value))
     }
 }
 
@@ -91,21 +186,57 @@ mod tests {
         bytes.extend_from_slice(&(message.len() as u64).to_le_bytes());
         bytes.extend_from_slice(message);
         bytes.extend_from_slice(b"\n_BOOT_ID=b1\n\n");
-        let mut reader = ExportReader::new(io::Cursor::new(bytes));
-        let first = reader.next_entry().unwrap().unwrap();
+        let mut reader = ExportReader::new(LineReader::new(io::Cursor::new(bytes)));
+        let mut entry = || match reader.next_entry().unwrap() {
+            Some(ExportItem::Entry(entry)) => Some(entry),
+            None => None,
+            Some(text) => panic!("not an entry: {text:?}"),
+        };
+        let first = entry().unwrap();
         assert_eq!((first.line, first.entry.message.as_deref()), (4, Some("hello")));
         assert_eq!(first.entry.fields.pid, Some(4242));
-        let second = reader.next_entry().unwrap().unwrap();
+        let second = entry().unwrap();
         assert_eq!(second.entry.message.as_deref(), Some("line one\nline \u{1b}[31mtwo"));
         assert_eq!(second.entry.fields.boot_id.as_deref(), Some("b1"));
         assert_eq!(second.line, 8);
+        assert!(entry().is_none());
+    }
+
+    #[test]
+    fn a_line_that_is_no_field_is_text_after_the_entry_it_ends() {
+        let bytes = b"__CURSOR=s=1\nMESSAGE=hello\n[2026-05-25 08:00:00] INFO next log\nTraceback (most recent call last):\n";
+        let mut reader = ExportReader::new(LineReader::new(io::Cursor::new(bytes.to_vec())));
+        assert!(matches!(reader.next_entry().unwrap(), Some(ExportItem::Entry(e)) if e.line == 2));
+        for (number, text) in
+            [(3, "[2026-05-25 08:00:00] INFO next log"), (4, "Traceback (most recent call last):")]
+        {
+            match reader.next_entry().unwrap() {
+                Some(ExportItem::Text(line)) => assert_eq!((line.number, line.text.as_str()), (number, text)),
+                other => panic!("not text: {other:?}"),
+            }
+        }
         assert!(reader.next_entry().unwrap().is_none());
     }
 
     #[test]
     fn a_cut_binary_field_is_an_error_not_a_panic() {
-        let bytes = b"__CURSOR=s=1\nMESSAGE\n\xff\xff\xff\xff\xff\xff\xff\x7fabc".to_vec();
-        let mut reader = ExportReader::new(io::Cursor::new(bytes));
+        let bytes = b"__CURSOR=s=1\nMESSAGE\n\xff\x00\x00\x00\x00\x00\x00\x00abc".to_vec();
+        let mut reader = ExportReader::new(LineReader::new(io::Cursor::new(bytes)));
         assert!(reader.next_entry().is_err());
+    }
+
+    #[test]
+    fn a_length_no_journal_has_is_text_not_a_binary_field() {
+        // `DONE` alone on its line in a log after the journal: the next
+        // line's first eight bytes are no length.
+        let bytes = b"__CURSOR=s=1\nMESSAGE=hi\n\nDONE\nMay 25 20:27:22 gpu01 python[7]: next\n".to_vec();
+        let mut reader = ExportReader::new(LineReader::new(io::Cursor::new(bytes)));
+        assert!(matches!(reader.next_entry().unwrap(), Some(ExportItem::Entry(_))));
+        for (number, text) in [(4, "DONE"), (5, "May 25 20:27:22 gpu01 python[7]: next")] {
+            match reader.next_entry().unwrap() {
+                Some(ExportItem::Text(line)) => assert_eq!((line.number, line.text.as_str()), (number, text)),
+                other => panic!("not text: {other:?}"),
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@
 use super::export::looks_like_export;
 use super::JournalEntry;
 use crate::framing::json_line::{read_json_line, JsonLine, JsonRecord};
+use crate::input::StopAt;
 
 /// How a structured journal is laid out over several lines. (One JSON
 /// object per line, as `json`, `json-seq` and `json-sse` write, is read
@@ -46,6 +47,32 @@ pub fn sniff(head: &[u8]) -> Option<Shape> {
     is_verbose_header(&String::from_utf8_lossy(first_line)).then_some(Shape::Verbose)
 }
 
+/// The lines that open a structured journal after lines of text (a
+/// `Hint:` that journalctl wrote to the same terminal, another log
+/// concatenated in front): a text's reader ends its part before one, and
+/// the rest is read in the journal's own shape.
+pub const OPENS_A_DUMP: StopAt = StopAt { first_bytes: b"_{MTWFS", opens: opens_dump };
+
+/// Whether `line` opens a structured journal, given the bytes after it.
+fn opens_dump(line: &[u8], after: &[u8]) -> Option<bool> {
+    match line {
+        [b'_', ..] => Some(looks_like_export(line)),
+        // `json-pretty`: `{` alone, then the entry's first field, a
+        // journal field (`"__CURSOR" : …`), not any pretty-printed object.
+        b"{" => {
+            let next = match memchr::memchr(b'\n', after) {
+                Some(end) => &after[..end],
+                None if after.len() < 16 => return None,
+                None => after,
+            };
+            Some(next.trim_ascii_start().starts_with(b"\"__"))
+        }
+        // Most lines that start with a weekday's letter end otherwise.
+        [.., b']'] => Some(std::str::from_utf8(line).is_ok_and(is_verbose_header)),
+        _ => Some(false),
+    }
+}
+
 /// `Sun 2025-05-25 20:17:52.000000 UTC [s=…;i=1;b=…;m=…;t=…;x=…]`: the
 /// line that opens a `-o verbose` entry.
 pub fn is_verbose_header(line: &str) -> bool {
@@ -68,19 +95,34 @@ struct VerboseEntry {
     fields: Vec<(String, String)>,
 }
 
+/// What one line of a `-o verbose` journal was.
+#[derive(Debug)]
+pub enum VerboseLine {
+    /// A header that completed the entry before it.
+    Done(PlacedEntry),
+    /// Part of an entry (or a header of the first one, or a blank line).
+    Part,
+    /// A line of text that is no part of an entry: it completed the entry
+    /// before it, if there was one.
+    Text(Option<PlacedEntry>),
+}
+
 impl VerboseEntries {
-    /// Reads the line `number` at `offset`; a header line completes the
-    /// entry before it, which is returned. Lines before the first header
-    /// are not part of any entry.
-    pub fn line(&mut self, number: u64, offset: u64, text: &str) -> Option<PlacedEntry> {
+    /// Reads the line `number` at `offset`: a header line, or a line not
+    /// indented as a field is, completes the entry before it.
+    pub fn line(&mut self, number: u64, offset: u64, text: &str) -> VerboseLine {
         if is_verbose_header(text) {
             let done = self.finish();
             self.current =
                 Some(VerboseEntry { first: (number, offset), message_at: None, fields: Vec::new() });
-            return done;
+            return done.map_or(VerboseLine::Part, VerboseLine::Done);
         }
-        let current = self.current.as_mut()?;
-        let body = text.strip_prefix("    ")?;
+        if text.trim().is_empty() {
+            return VerboseLine::Part;
+        }
+        let (Some(current), Some(body)) = (self.current.as_mut(), text.strip_prefix("    ")) else {
+            return VerboseLine::Text(self.finish());
+        };
         match body.split_once('=').filter(|(name, _)| is_field_name(name)) {
             Some((name, value)) => {
                 if name == "MESSAGE" {
@@ -96,7 +138,7 @@ impl VerboseEntries {
                 }
             }
         }
-        None
+        VerboseLine::Part
     }
 
     /// The entry being gathered, as it is: at the end of the input, or when
@@ -110,7 +152,7 @@ impl VerboseEntries {
 }
 
 /// Journal field names: upper-case letters, digits and `_`.
-fn is_field_name(name: &str) -> bool {
+pub(super) fn is_field_name(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
@@ -194,16 +236,21 @@ mod tests {
     fn verbose_entries_point_at_their_message_and_keep_multi_line_values() {
         let mut entries = VerboseEntries::default();
         let header = "Sun 2025-05-25 20:17:52.000000 UTC [s=ac48;i=1;b=0123;m=f4240;t=635f;x=8e10]";
-        assert!(entries.line(1, 0, "stray line").is_none());
-        assert!(entries.line(2, 11, header).is_none());
-        assert!(entries.line(3, 90, "    _PID=7").is_none());
-        assert!(entries.line(4, 101, "    MESSAGE=first").is_none());
-        assert!(entries.line(5, 119, "        second").is_none());
-        let done = entries.line(6, 134, header).expect("a header completes the entry before it");
+        assert!(matches!(entries.line(1, 0, "stray line"), VerboseLine::Text(None)));
+        assert!(matches!(entries.line(2, 11, header), VerboseLine::Part));
+        assert!(matches!(entries.line(3, 90, "    _PID=7"), VerboseLine::Part));
+        assert!(matches!(entries.line(4, 101, "    MESSAGE=first"), VerboseLine::Part));
+        assert!(matches!(entries.line(5, 119, "        second"), VerboseLine::Part));
+        let VerboseLine::Done(done) = entries.line(6, 134, header) else {
+            panic!("a header completes the entry before it")
+        };
         assert_eq!((done.line, done.offset), (4, 101));
         assert_eq!(done.entry.message.as_deref(), Some("first\nsecond"));
         assert_eq!(done.entry.fields.pid, Some(7));
-        let last = entries.finish().expect("the last entry is complete at the end");
+        let VerboseLine::Text(Some(last)) = entries.line(7, 200, "[2026-05-25 20:18:00] a log after it")
+        else {
+            panic!("a line of text completes the entry before it")
+        };
         assert_eq!((last.line, last.entry.message), (6, None));
         assert!(entries.finish().is_none());
     }
