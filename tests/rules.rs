@@ -35,6 +35,25 @@ fn a_broken_rule_folder_reports_every_error_at_once() {
     assert!(text.contains("3 problem(s) found"), "{text}");
 }
 
+#[test]
+fn explains_may_name_an_area_not_loaded_but_not_a_misspelt_id() {
+    // rules/fate loaded alone: its rules explain torchrun's teardown line,
+    // a rule of an area that is not there.
+    let out = run(&["rules", "check", root().join("rules/fate").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let dir = TempDir::new("explains");
+    let rule = |explains: &str| {
+        format!("role = \"symptom\"\ncategory = \"unknown\"\ntitle = \"x\"\nwhy = \"w\"\nexplains = [\"{explains}\"]\n[match]\nmessage = 'xyz'\n[test]\nsamples = ['xyz']\n")
+    };
+    dir.write("a/one.toml", rule("other.thing").as_bytes());
+    dir.write("a/two.toml", rule("a.onne").as_bytes());
+    let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.contains("two.toml:5:13: `explains` names unknown rule id 'a.onne'"), "{text}");
+    assert!(text.contains("1 problem(s) found"), "{text}");
+}
+
 /// The example in rules/README.md works as written.
 #[test]
 fn the_authoring_guide_example_works() {

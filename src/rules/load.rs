@@ -200,8 +200,8 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     for draft in &mut drafts {
         let text = &texts[draft.text_index];
         let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
-        draft.rule.explains = resolve(&draft.explains, &ids, "explains", &mut at);
-        draft.rule.confirms = resolve(&draft.confirms, &ids, "confirms", &mut at);
+        draft.rule.explains = resolve(&draft.explains, &ids, Refs::Explains, &mut at);
+        draft.rule.confirms = resolve(&draft.confirms, &ids, Refs::Confirms, &mut at);
     }
     let rules: Vec<Rule> = drafts.iter().map(|d| d.rule.clone()).collect();
     let set = RuleSet::new(rules);
@@ -549,14 +549,32 @@ fn check_title(title: &Spanned<String>, regex: &Regex, role: Role, at: &mut Posi
     }
 }
 
-fn resolve(refs: &[Spanned<String>], ids: &[String], field: &str, at: &mut Positions<'_>) -> Vec<usize> {
+/// A field that names other rules.
+#[derive(Clone, Copy, PartialEq)]
+enum Refs {
+    /// `explains`: a rule of an area that is not loaded at all (a rule
+    /// directory loaded alone, `--rules rules/fate`) is nothing to explain
+    /// here; an unknown id in a loaded area is a mistake.
+    Explains,
+    /// `confirms`: every id must be loaded.
+    Confirms,
+}
+
+fn resolve(refs: &[Spanned<String>], ids: &[String], field: Refs, at: &mut Positions<'_>) -> Vec<usize> {
+    let area = |id: &str| id.split_once('.').map_or(id, |(area, _)| area).to_string();
     let mut out = Vec::new();
     for r in refs {
+        let area_loaded = || ids.iter().any(|id| area(id) == area(r.get_ref()));
+        let name = match field {
+            Refs::Explains => "explains",
+            Refs::Confirms => "confirms",
+        };
         match ids.binary_search(r.get_ref()) {
             Ok(i) => out.push(i),
+            Err(_) if field == Refs::Explains && !area_loaded() => {}
             Err(_) => at.error(
                 r.span(),
-                &format!("`{field}` names unknown rule id '{}'", r.get_ref()),
+                &format!("`{name}` names unknown rule id '{}'", r.get_ref()),
                 "use the id of a loaded rule (see `logdiag rules list`)",
             ),
         }
