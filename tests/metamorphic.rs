@@ -1,8 +1,9 @@
 //! The same incident gives the same diagnosis whatever wraps it: every
 //! fixture, transformed as a user's tooling would (a byte-order mark, a
 //! blank line or journalctl's `Hint:` in front, another log before a
-//! journal dump), keeps its verdict, its root cause's category and its
-//! decisive line (moved by the lines put in front).
+//! journal dump, UTF-16 or UTF-32 instead of UTF-8), keeps its verdict, its
+//! root cause's category and its decisive line (moved by the lines put in
+//! front).
 
 use logdiag::corpus::find_cases;
 use logdiag::diagnose::feed_source;
@@ -101,4 +102,37 @@ fn a_journal_dump_after_another_log_keeps_its_diagnosis() {
 [2026-05-25 08:00:31] Load weight end. type=LlamaForCausalLM, avail mem=62.10 GB
 ";
     assert_unchanged(changed_by(other, 3, Fixtures::Dumps));
+}
+
+/// `text` in a wide encoding, with or without a byte-order mark.
+fn widened(text: &str, encoding: usize, mark: bool) -> Vec<u8> {
+    let text = if mark { format!("\u{feff}{text}") } else { text.to_string() };
+    let mut bytes = Vec::new();
+    match encoding {
+        0 => text.encode_utf16().for_each(|u| bytes.extend(u.to_le_bytes())),
+        1 => text.encode_utf16().for_each(|u| bytes.extend(u.to_be_bytes())),
+        2 => text.chars().for_each(|c| bytes.extend((c as u32).to_le_bytes())),
+        _ => text.chars().for_each(|c| bytes.extend((c as u32).to_be_bytes())),
+    }
+    bytes
+}
+
+#[test]
+fn utf16_or_utf32_changes_no_diagnosis() {
+    let cases = find_cases(&root().join("fixtures")).unwrap();
+    let mut changed = Vec::new();
+    // Each fixture in one of the four encodings, with or without a mark.
+    for (n, case) in cases.iter().enumerate() {
+        let text = std::fs::read(case.join("input.log")).unwrap();
+        let wide = widened(&String::from_utf8_lossy(&text), n % 4, n % 8 < 4);
+        let decoded = logdiag::input::decode(Box::new(std::io::Cursor::new(wide))).unwrap();
+        let mut engine = Engine::new(rules());
+        let _ = feed_source(&mut engine, "input.log", decoded);
+        let plain = outcome(&diagnose(&text));
+        let read = outcome(&engine.diagnose(&JudgeOptions::default()));
+        if plain != read {
+            changed.push(format!("{} (encoding {}): {plain:?} -> {read:?}", case.display(), n % 8));
+        }
+    }
+    assert_unchanged(changed);
 }

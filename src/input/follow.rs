@@ -338,7 +338,7 @@ impl StreamChunks {
     pub fn spawn(stream: Box<dyn Read + Send>) -> Self {
         let (tx, rx) = mpsc::sync_channel(4);
         std::thread::spawn(move || {
-            let mut stream = match super::decode(stream) {
+            let mut stream = match super::decompress(stream) {
                 Ok(stream) => stream,
                 Err(e) => {
                     let _ = tx.send(Err(e));

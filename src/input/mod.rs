@@ -15,6 +15,7 @@ pub mod lines;
 mod reversal;
 mod rotation;
 pub mod walk;
+mod wide;
 mod zstd_stream;
 
 use std::fmt;
@@ -27,6 +28,7 @@ pub use head::{with_head, with_head_until, Deferred};
 pub use lines::{Line, LineReader, Rest, StopAt, MAX_LINE_BYTES};
 pub use reversal::Reversal;
 pub use walk::{collect_sources, Collected, Skipped, Symlinks};
+pub use wide::{sniff_wide, Transcoder, Wide};
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,8 +159,21 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead + Send>, InputError> {
     decode(raw).map_err(|e| InputError::io(&part.name, &e))
 }
 
-/// Wraps a byte stream in a buffered reader, decompressing by magic bytes.
+/// Wraps a byte stream in a buffered reader, decompressing by magic bytes,
+/// and reading UTF-16 or UTF-32 text as UTF-8 (see [`wide`]).
 pub fn decode(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+    let decompressed = decompress(raw)?;
+    let (head, reader) = with_head(decompressed, wide::LOOKED_AT);
+    Ok(match sniff_wide(&head) {
+        Some(wide) => Box::new(BufReader::with_capacity(256 * 1024, Transcoder::new(reader, wide))),
+        None => Box::new(reader),
+    })
+}
+
+/// Wraps a byte stream in a buffered reader, decompressing by magic bytes
+/// (a followed stream, whose encoding is told by what comes first: see
+/// [`decode`]).
+pub fn decompress(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     const BUFFER: usize = 256 * 1024;
     // The magic bytes are read whole, however the first reads are split.
     let mut magic = Vec::with_capacity(MAGIC_BYTES);

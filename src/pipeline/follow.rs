@@ -22,7 +22,7 @@ use crate::framing::journal::layout;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, Records, StreamChunks};
 use crate::input::Reversal;
-use crate::input::{sniff_compression, with_head_until, Compression};
+use crate::input::{sniff_compression, sniff_wide, with_head_until, Compression, Transcoder};
 
 /// Messages in flight from the reading thread.
 const IN_FLIGHT: usize = 16;
@@ -252,13 +252,33 @@ impl Reader {
     ) -> io::Result<ReadSummary> {
         let first_line = session.last_line() + 1;
         let seen = self.read.clone();
-        let mut count = move |line: u64, formats: FormatSet| {
+        let count = move |line: u64, formats: FormatSet| {
             let (_, mut all) = seen.get();
             all.extend(formats);
             seen.set((line, all));
         };
         // Announced before its first line: an empty file is a part too.
         self.send(Fed::Part { name: name.to_string(), first_line, after, reversed: None })?;
+        // UTF-16 or UTF-32 text is read as UTF-8 from its first bytes on.
+        let (head, reader) = with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, |_| false);
+        match sniff_wide(&head) {
+            Some(wide) => {
+                self.read_text_part(session, Transcoder::new(reader, wide), name, first_line, held, count)
+            }
+            None => self.read_text_part(session, reader, name, first_line, held, count),
+        }
+    }
+
+    /// Reads one part of UTF-8 text (see [`Reader::read_part`]).
+    fn read_text_part(
+        &self,
+        session: &mut Session<'_>,
+        part: impl Read,
+        name: &str,
+        first_line: u64,
+        held: Held,
+        mut count: impl FnMut(u64, FormatSet),
+    ) -> io::Result<ReadSummary> {
         // A stream whose first quiet moment comes before three journal
         // stamps (one or two entries, or a structured entry not yet at its
         // stamp) is read on until its order can be told: newest first, it
