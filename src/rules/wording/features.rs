@@ -66,7 +66,13 @@ fn words(line: &str) -> Vec<String> {
                 && n.bytes().any(|b| b.is_ascii_lowercase())
         })
     };
-    let text: Vec<&str> = line.split_whitespace().filter(not_a_path).filter(not_quoted_name).collect();
+    let text: Vec<&str> = line
+        .split_whitespace()
+        .filter(not_a_path)
+        .filter(not_quoted_name)
+        .filter(|token| !is_call_site(token))
+        .map(what_it_names)
+        .collect();
     for piece in text.iter().flat_map(|t| t.split(|c: char| !c.is_ascii_alphanumeric())) {
         let mut start = 0;
         let bytes = piece.as_bytes();
@@ -88,6 +94,43 @@ fn words(line: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A call site (`ray::TaskRunner.run()`, where Ray ran the task that
+/// failed): it names code, not a failure. A qualified name that is no call
+/// (`std::bad_alloc`) keeps its words.
+fn is_call_site(token: &str) -> bool {
+    token.contains("::") && token.trim_end_matches([',', ';', ':', '.']).ends_with("()")
+}
+
+/// The part of a token that names a kind of failure: of a dotted module
+/// path (`ray.exceptions.RayTaskError`), its last name; of a wrapper that
+/// names its cause's type (`RayTaskError(NotImplementedError)`), the
+/// cause's. The modules and the wrapper say where it was raised.
+fn what_it_names(token: &str) -> &str {
+    let named = match token.rsplit_once('.') {
+        Some((path, last))
+            if path.contains('.')
+                && path
+                    .split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+                && last.starts_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            last
+        }
+        _ => token,
+    };
+    match named.split_once('(') {
+        Some((outer, inner)) if outer.ends_with("Error") || outer.ends_with("Exception") => {
+            match inner.split_once(')') {
+                Some((inner, _)) if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_alphanumeric()) => {
+                    inner
+                }
+                _ => named,
+            }
+        }
+        _ => named,
+    }
 }
 
 /// Labels whose lines teach the model nothing: `unknown` has no wording in

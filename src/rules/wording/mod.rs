@@ -269,4 +269,15 @@ mod tests {
         assert!(!words.iter().any(|w| w.contains("7f3a")));
         assert!(words.contains(&"out of".to_string()));
     }
+
+    #[test]
+    fn modules_wrappers_and_call_sites_are_not_the_failures_words() {
+        let line = "ray.exceptions.RayTaskError(NotImplementedError): ray::TaskRunner.run() (pid=14879, ip=10.0.0.1)";
+        let words: Vec<String> = features(line).collect();
+        assert!(words.contains(&"not implemented".to_string()), "{words:?}");
+        let noise = ["ray", "exceptions", "task", "runner", "run"];
+        assert!(!words.iter().any(|w| w.split(' ').any(|w| noise.contains(&w))), "{words:?}");
+        // A qualified name that is no call keeps its words.
+        assert!(features("terminate called after throwing std::bad_alloc").any(|w| w == "bad alloc"));
+    }
 }
