@@ -149,6 +149,10 @@ enum State {
     Frames,
     /// After an exception line: its message may continue.
     ExceptionText(usize),
+    /// After an exception line that ends with a colon: what it announces
+    /// follows, over lines and paragraphs (sgl_kernel's `ImportError:` then
+    /// its report of every place it looked).
+    MessageBody(usize),
     /// After a blank line that followed an exception.
     AfterBlank,
     /// After a chain separator, waiting for the next `Traceback` header.
@@ -380,7 +384,7 @@ impl Grouper {
         let (event_kind, state, role) = match kind {
             LineKind::Header => (EventKind::Traceback, State::Frames, LineRole::TracebackHeader),
             LineKind::Frame => (EventKind::Traceback, State::Frames, LineRole::Frame),
-            LineKind::Exception => (EventKind::Traceback, State::ExceptionText(0), LineRole::Exception),
+            LineKind::Exception => (EventKind::Traceback, after_exception(message), LineRole::Exception),
             _ if message.starts_with("Fatal Python error:") => {
                 (EventKind::FaultDump, State::Dump, LineRole::Text)
             }
@@ -639,7 +643,7 @@ fn continuation(
             {
                 Some((State::Frames, LineRole::Source))
             }
-            LineKind::Exception => Some((State::ExceptionText(0), LineRole::Exception)),
+            LineKind::Exception => Some((after_exception(message), LineRole::Exception)),
             LineKind::Header if open.event.lines.len() == 1 => {
                 Some((State::Frames, LineRole::TracebackHeader))
             }
@@ -656,6 +660,15 @@ fn continuation(
             _ if n < MAX_EXCEPTION_TEXT => Some((State::ExceptionText(n + 1), LineRole::ExceptionText)),
             _ => None,
         },
+        State::MessageBody(n) => match kind {
+            LineKind::Blank => Some((State::MessageBody(n), LineRole::Blank)),
+            LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
+            LineKind::Frame => Some((State::Frames, LineRole::Frame)),
+            LineKind::Header => None,
+            _ if record.level.is_some() && !record.app_header => None,
+            _ if n < MAX_EXCEPTION_TEXT => Some((State::MessageBody(n + 1), LineRole::ExceptionText)),
+            _ => None,
+        },
         State::AfterBlank => match kind {
             LineKind::Blank => Some((State::AfterBlank, LineRole::Blank)),
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
@@ -667,6 +680,18 @@ fn continuation(
             LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
             _ => None,
         },
+    }
+}
+
+/// The state after an exception line: its message continues on the lines
+/// after it, or, when the line ends with a colon, what it announces follows
+/// over lines and paragraphs: all of the message after its type alone
+/// (`ImportError:`), or a list or table (Ray's `… The top 5 memory
+/// consumers are:`).
+fn after_exception(message: &str) -> State {
+    match message.trim_end().ends_with(':') {
+        true => State::MessageBody(0),
+        false => State::ExceptionText(0),
     }
 }
 

@@ -274,3 +274,45 @@ Traceback (most recent call last):
 KeyError: 'x'";
     assert_eq!(group(log).len(), 2);
 }
+
+#[test]
+fn an_exception_with_its_type_alone_takes_the_paragraphs_after_it() {
+    // sgl-project/sglang#29646: sgl_kernel raises ImportError with a report
+    // of several paragraphs; the next logger record ends it.
+    let log = "\
+Traceback (most recent call last):
+  File \"/x/a.py\", line 1, in <module>
+ImportError:
+[sgl_kernel] CRITICAL: Could not load any common_ops library!
+
+Attempted locations:
+1. /x/sgl_kernel/sm100/common_ops.*
+
+Error details from previous import attempts:
+- ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory
+[2026-05-25 08:00:01] INFO next record";
+    let events = group(log);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(events[0].kind, EventKind::Traceback);
+    assert_eq!(
+        events[0].lines.last().unwrap().message(),
+        "- ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory"
+    );
+    // A message on the exception's own line ends at a blank line, as before.
+    let events = group("ValueError: bad value\n\nnext line");
+    assert_eq!(events.len(), 2, "{events:#?}");
+}
+
+#[test]
+fn an_exception_that_announces_a_table_takes_it() {
+    // ray-project/ray#4877: Ray's memory monitor lists the top consumers.
+    let log = "\
+ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node Local is used (15.98 / 16.82 GB). The top 5 memory consumers are:
+
+PID\tMEM\tCOMMAND
+4758\t7.3GB\tray_ImpalaTrainer:train()
+
+In addition, ~4.24 GB of shared memory is currently being used by the Ray object store.";
+    let events = group(log);
+    assert_eq!(events.len(), 1, "{events:#?}");
+}
