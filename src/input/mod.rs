@@ -131,11 +131,18 @@ const MAGIC_BYTES: usize = 4;
 pub fn sniff_compression(head: &[u8]) -> Compression {
     if head.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) || is_skippable_zstd_frame(head) {
         Compression::Zstd
     } else {
         Compression::None
     }
+}
+
+/// A zstd skippable frame (RFC 8878, 3.1.2: magic 0x184D2A50 to
+/// 0x184D2A5F), which may open a zstd stream: pzstd writes one in front of
+/// its frames, and `zstd -d` reads past it.
+fn is_skippable_zstd_frame(head: &[u8]) -> bool {
+    head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18]
 }
 
 /// An opened part of a source: its name and its bytes.
@@ -211,6 +218,18 @@ mod tests {
         gz.write_all(b"one\ntwo\n").unwrap();
         let bytes = gz.finish().unwrap();
         assert_eq!(sniff_compression(&bytes), Compression::Gzip);
+        let mut text = String::new();
+        decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "one\ntwo\n");
+    }
+
+    #[test]
+    fn a_zstd_stream_that_opens_with_a_skippable_frame_is_zstd() {
+        // What pzstd writes: a skippable frame (magic, length, content),
+        // then the frames of the data.
+        let mut bytes = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+        bytes.extend(zstd::encode_all(&b"one\ntwo\n"[..], 3).unwrap());
+        assert_eq!(sniff_compression(&bytes), Compression::Zstd);
         let mut text = String::new();
         decode(Box::new(io::Cursor::new(bytes))).unwrap().read_to_string(&mut text).unwrap();
         assert_eq!(text, "one\ntwo\n");
