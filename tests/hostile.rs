@@ -383,3 +383,35 @@ fn a_damaged_zstd_checksum_keeps_the_last_block() {
         assert!(notices.contains("the input was cut") && notices.contains("checksum"), "{name}: {notices}");
     }
 }
+
+#[test]
+fn a_crash_among_more_launches_than_are_kept_is_kept() {
+    // 1,006 launches of a server in one log; the 6th died of CUDA OOM.
+    let mut log = String::new();
+    for launch in 0..1006 {
+        let stamp =
+            format!("[2026-05-25 {:02}:{:02}:{:02}]", 8 + launch / 3600, launch / 60 % 60, launch % 60);
+        log.push_str(&format!(
+            "{stamp} server_args=ServerArgs(model_path='/models/m', tp_size=1, port=30000)\n"
+        ));
+        log.push_str(&format!("{stamp} Load weight begin. avail mem=78.50 GB\n"));
+        if launch == 5 {
+            log.push_str(
+                "Traceback (most recent call last):\n  File \"/x/launch.py\", line 3, in <module>\n",
+            );
+            log.push_str("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB.\n");
+        }
+    }
+    let out = run_stdin(&["--format", "json", "--any-launch", "-"], log.as_bytes());
+    let report = json(&out);
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1000, "runs kept");
+    let crashed: Vec<_> = runs.iter().filter(|r| r["root_cause"]["category"] == "cuda-oom").collect();
+    assert_eq!(crashed.len(), 1, "the 6th launch's crash is kept");
+    assert!(
+        notices(&report).contains("6 earlier run(s) that recorded no failure were not kept"),
+        "{}",
+        notices(&report)
+    );
+    assert_eq!(out.status.code(), Some(1), "with --any-launch, a crash of any launch is the verdict");
+}

@@ -53,7 +53,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
         let dropped: u64 = source.units.list.iter().map(|u| u.dropped_runs).sum();
         if dropped > 0 {
             notices.push(format!(
-                "{dropped} earlier run(s) were not kept (too many launches); only the latest are judged"
+                "{dropped} earlier run(s) that recorded no failure were not kept (too many launches); the latest runs and every run that failed are judged"
             ));
         }
         if source.units.dropped_units > 0 {

@@ -291,6 +291,15 @@ pub struct RunState {
 
 impl RunState {
     /// A run starting at `line`.
+    /// Whether it recorded a failure of any kind (a cause, a symptom, an
+    /// unrecognised failure, a cut traceback): a run to keep when old runs
+    /// are dropped.
+    pub fn recorded_a_failure(&self) -> bool {
+        !self.failures.is_empty()
+            || self.cut_traceback.is_some()
+            || self.findings.iter().any(|f| matches!(f.role, Role::Cause | Role::Symptom | Role::Confirm))
+    }
+
     pub fn new(line: u64) -> Self {
         RunState {
             first_line: line,

@@ -81,6 +81,14 @@ pub struct UnitRuns {
 }
 
 impl UnitRuns {
+    /// Drops one old run to make room: the oldest that recorded no
+    /// failure, or the oldest when every one did.
+    fn drop_old_run(&mut self) {
+        let quiet = self.runs.iter().position(|run| !run.recorded_a_failure()).unwrap_or(0);
+        self.runs.remove(quiet);
+        self.dropped_runs += 1;
+    }
+
     /// Does an event at `first_line` begin a new run after `run`, start
     /// marker or not? After a boot, and at the launch said to begin after
     /// line `launch_after` (`logdiag watch --after-line`).
@@ -202,18 +210,17 @@ impl Units {
         self.let_guess_stand();
     }
 
-    /// Starts a run of unit `index` at stream line `first`, dropping the
-    /// oldest run of the unit (at [`MAX_RUNS`]) or of the source's largest
-    /// unit (at [`MAX_SOURCE_RUNS`]).
+    /// Starts a run of unit `index` at stream line `first`, dropping an
+    /// old run of the unit (at [`MAX_RUNS`]) or of the source's largest
+    /// unit (at [`MAX_SOURCE_RUNS`]): the oldest that recorded no failure,
+    /// so a crash among a thousand launches is kept (the oldest run when
+    /// every one failed).
     pub fn start_run(&mut self, index: usize, first: u64) {
         let unit = &mut self.list[index];
         if unit.runs.len() == MAX_RUNS {
-            unit.runs.remove(0);
-            unit.dropped_runs += 1;
+            unit.drop_old_run();
         } else if self.runs_kept == MAX_SOURCE_RUNS {
-            let largest = self.list.iter_mut().max_by_key(|u| u.runs.len()).expect("a unit");
-            largest.runs.remove(0);
-            largest.dropped_runs += 1;
+            self.list.iter_mut().max_by_key(|u| u.runs.len()).expect("a unit").drop_old_run();
         } else {
             self.runs_kept += 1;
         }
