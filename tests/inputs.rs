@@ -258,3 +258,21 @@ fn utf16_and_utf32_logs_are_diagnosed_as_their_utf8_text() {
         }
     }
 }
+
+#[test]
+fn lines_ended_by_a_carriage_return_alone_are_lines() {
+    let cr: Vec<u8> = seed().into_iter().map(|b| if b == b'\n' { b'\r' } else { b }).collect();
+    let out = run_stdin(&["--format", "json", "-"], &cr);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json(&out);
+    assert_eq!(report["root_cause"]["category"], "flashinfer-unsupported-arch");
+    assert_eq!(report["root_cause"]["evidence"][0]["line"], 34, "numbered as an editor shows them");
+    assert_eq!(report["inputs"][0]["lines"], 38);
+}
+
+#[test]
+fn an_empty_unit_name_is_a_usage_error() {
+    let out = run(&["--unit", "", fixture("seed-k26-flashinfer-journal").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("an empty unit name matches no unit"), "{}", stderr(&out));
+}

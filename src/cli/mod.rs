@@ -72,7 +72,7 @@ struct DiagnoseArgs {
     any_launch: bool,
     /// Judge only this unit, pod or container (repeatable; globs as
     /// journalctl -u takes them: `sglang` is sglang.service).
-    #[arg(long = "unit", short = 'u', value_name = "NAME")]
+    #[arg(long = "unit", short = 'u', value_name = "NAME", value_parser = unit_pattern)]
     units: Vec<String>,
     /// Also show every symptom, the benign lines and why, and every unit.
     #[arg(short, long)]
@@ -110,6 +110,16 @@ impl DiagnoseArgs {
 }
 
 /// A share between 0 and 1.
+/// A `--unit` pattern: an empty one would name no unit, and judge nothing.
+fn unit_pattern(text: &str) -> Result<String, String> {
+    match text.trim().is_empty() {
+        true => {
+            Err("an empty unit name matches no unit (give a name or a glob: sglang, 'vllm*')".to_string())
+        }
+        false => Ok(text.to_string()),
+    }
+}
+
 fn share(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
@@ -256,7 +266,7 @@ struct WatchArgs {
     after_line: Option<u64>,
     /// Follow only this unit, pod or container of a journal of several
     /// (repeatable; globs as journalctl -u takes them).
-    #[arg(long = "unit", short = 'u', value_name = "NAME")]
+    #[arg(long = "unit", short = 'u', value_name = "NAME", value_parser = unit_pattern)]
     units: Vec<String>,
     /// Output format: text, or one JSON object per change (NDJSON).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]

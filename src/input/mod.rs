@@ -8,6 +8,7 @@
 //! decompressed decides whether it is a log ([`content`]).
 //! Nothing here interprets the text: that starts in [`crate::framing`].
 
+mod carriage;
 pub mod content;
 pub mod follow;
 mod head;
@@ -167,13 +168,19 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead + Send>, InputError> {
 }
 
 /// Wraps a byte stream in a buffered reader, decompressing by magic bytes,
-/// and reading UTF-16 or UTF-32 text as UTF-8 (see [`wide`]).
+/// reading UTF-16 or UTF-32 text as UTF-8 (see [`wide`]) and lines ended
+/// by a carriage return alone as lines (see [`carriage`]).
 pub fn decode(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     let decompressed = decompress(raw)?;
     let (head, reader) = with_head(decompressed, wide::LOOKED_AT);
-    Ok(match sniff_wide(&head) {
+    let text: Box<dyn BufRead + Send> = match sniff_wide(&head) {
         Some(wide) => Box::new(BufReader::with_capacity(256 * 1024, Transcoder::new(reader, wide))),
         None => Box::new(reader),
+    };
+    // Lines ended by a carriage return alone (the bytes tell, in UTF-16 too).
+    Ok(match carriage::ends_lines_with_cr(&head) {
+        true => Box::new(BufReader::with_capacity(256 * 1024, carriage::CrLines::new(text))),
+        false => text,
     })
 }
 
