@@ -334,7 +334,9 @@ where
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        None => match suggest::misspelt_command(&cli.diagnose.paths) {
+        None => match suggest::command_after_option(&cli.diagnose.paths)
+            .or_else(|| suggest::misspelt_command(&cli.diagnose.paths))
+        {
             Some(message) => Err(Failure::Message(message)),
             None => diagnose::run(&cli.diagnose, &mut out),
         },

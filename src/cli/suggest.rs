@@ -27,6 +27,20 @@ pub(super) fn misspelt_command(paths: &[String]) -> Option<String> {
     Some(format!("'{typed}' is neither a file nor a command; did you mean {closest}?"))
 }
 
+/// The message for a command named after an option (`logdiag --format json
+/// rules list`): clap then reads the command's name and what follows as
+/// PATHs. Said when one of them is no file; when all are files, they are
+/// diagnosed.
+pub(super) fn command_after_option(paths: &[String]) -> Option<String> {
+    let typed = paths.first()?;
+    let command = Cli::command();
+    let is_command = command.get_subcommands().any(|c| c.get_name() == typed);
+    let missing = paths.iter().any(|p| p != "-" && Path::new(p).symlink_metadata().is_err());
+    (is_command && missing).then(|| {
+        format!("'{typed}' is a command, but an option came before it: put the options after it (logdiag {typed} [OPTIONS] …)")
+    })
+}
+
 /// A bare word: no path separator, no extension, no option.
 fn looks_like_a_command(typed: &str) -> bool {
     !typed.is_empty()
