@@ -185,8 +185,7 @@ fn a_directory_with_a_symlink_loop_is_still_diagnosed() {
 fn a_named_pipe_is_read_until_its_writer_closes_it() {
     let dir = TempDir::new("fifo");
     let fifo = dir.path().join("journal.pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(made.success());
+    mkfifo(&fifo);
     let writer_path = fifo.clone();
     let writer = std::thread::spawn(move || {
         let mut pipe = std::fs::OpenOptions::new().write(true).open(writer_path).unwrap();

@@ -215,25 +215,11 @@ fn a_log_that_ends_in_nul_bytes_is_still_a_log() {
     }
 }
 
-/// `text` in UTF-16 (little- or big-endian) or UTF-32, as PowerShell's `>`
-/// and `iconv -t utf-16` write it, with or without a byte-order mark.
-fn widened(text: &str, encoding: &str, mark: bool) -> Vec<u8> {
-    let text = if mark { format!("\u{feff}{text}") } else { text.to_string() };
-    let mut bytes = Vec::new();
-    match encoding {
-        "UTF-16LE" => text.encode_utf16().for_each(|u| bytes.extend(u.to_le_bytes())),
-        "UTF-16BE" => text.encode_utf16().for_each(|u| bytes.extend(u.to_be_bytes())),
-        "UTF-32LE" => text.chars().for_each(|c| bytes.extend((c as u32).to_le_bytes())),
-        _ => text.chars().for_each(|c| bytes.extend((c as u32).to_be_bytes())),
-    }
-    bytes
-}
-
 #[test]
 fn utf16_and_utf32_logs_are_diagnosed_as_their_utf8_text() {
     let text = String::from_utf8(seed()).unwrap();
     let dir = TempDir::new("wide");
-    for encoding in ["UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"] {
+    for encoding in WIDE_ENCODINGS {
         for mark in [true, false] {
             let label = format!("{encoding}, mark {mark}");
             let bytes = widened(&text, encoding, mark);

@@ -11,7 +11,7 @@ use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
 use logdiag::framing::journal::layout;
 use logdiag::rules::RuleSet;
 
-use crate::util::root;
+use crate::util::{root, widened, WIDE_ENCODINGS};
 
 fn rules() -> &'static RuleSet {
     static RULES: std::sync::OnceLock<RuleSet> = std::sync::OnceLock::new();
@@ -104,19 +104,6 @@ fn a_journal_dump_after_another_log_keeps_its_diagnosis() {
     assert_unchanged(changed_by(other, 3, Fixtures::Dumps));
 }
 
-/// `text` in a wide encoding, with or without a byte-order mark.
-fn widened(text: &str, encoding: usize, mark: bool) -> Vec<u8> {
-    let text = if mark { format!("\u{feff}{text}") } else { text.to_string() };
-    let mut bytes = Vec::new();
-    match encoding {
-        0 => text.encode_utf16().for_each(|u| bytes.extend(u.to_le_bytes())),
-        1 => text.encode_utf16().for_each(|u| bytes.extend(u.to_be_bytes())),
-        2 => text.chars().for_each(|c| bytes.extend((c as u32).to_le_bytes())),
-        _ => text.chars().for_each(|c| bytes.extend((c as u32).to_be_bytes())),
-    }
-    bytes
-}
-
 #[test]
 fn utf16_or_utf32_changes_no_diagnosis() {
     let cases = find_cases(&root().join("fixtures")).unwrap();
@@ -124,7 +111,7 @@ fn utf16_or_utf32_changes_no_diagnosis() {
     // Each fixture in one of the four encodings, with or without a mark.
     for (n, case) in cases.iter().enumerate() {
         let text = std::fs::read(case.join("input.log")).unwrap();
-        let wide = widened(&String::from_utf8_lossy(&text), n % 4, n % 8 < 4);
+        let wide = widened(&String::from_utf8_lossy(&text), WIDE_ENCODINGS[n % 4], n % 8 < 4);
         let decoded = logdiag::input::decode(Box::new(std::io::Cursor::new(wide))).unwrap();
         let mut engine = Engine::new(rules());
         let _ = feed_source(&mut engine, "input.log", decoded);

@@ -110,3 +110,25 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The wide encodings PowerShell and `iconv` write.
+pub const WIDE_ENCODINGS: [&str; 4] = ["UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"];
+
+/// `text` in one of [`WIDE_ENCODINGS`], with or without a byte-order mark.
+pub fn widened(text: &str, encoding: &str, mark: bool) -> Vec<u8> {
+    let text = if mark { format!("\u{feff}{text}") } else { text.to_string() };
+    let mut bytes = Vec::new();
+    match encoding {
+        "UTF-16LE" => text.encode_utf16().for_each(|u| bytes.extend(u.to_le_bytes())),
+        "UTF-16BE" => text.encode_utf16().for_each(|u| bytes.extend(u.to_be_bytes())),
+        "UTF-32LE" => text.chars().for_each(|c| bytes.extend((c as u32).to_le_bytes())),
+        _ => text.chars().for_each(|c| bytes.extend((c as u32).to_be_bytes())),
+    }
+    bytes
+}
+
+/// Makes a named pipe at `path` with the real mkfifo.
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}

@@ -521,8 +521,7 @@ fn an_endless_line_on_stdin_takes_bounded_memory() {
 fn a_named_pipe_is_followed_until_its_writer_closes_it() {
     let dir = TempDir::new("watch-fifo");
     let fifo = dir.path().join("journal.pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("run mkfifo");
-    assert!(made.success());
+    mkfifo(&fifo);
     let mut watch = Watch::start(&[fifo.to_str().unwrap(), "--until", "exit"]);
     // Opening for writing waits for the watcher to open it for reading.
     let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();

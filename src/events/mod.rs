@@ -147,12 +147,12 @@ enum State {
     Single,
     /// A traceback before its exception line.
     Frames,
-    /// After an exception line: its message may continue.
-    ExceptionText(usize),
-    /// After an exception line that ends with a colon: what it announces
-    /// follows, over lines and paragraphs (sgl_kernel's `ImportError:` then
-    /// its report of every place it looked).
-    MessageBody(usize),
+    /// After an exception line: its message may continue (the number of
+    /// its lines so far). With `paragraphs`, the exception line ended with
+    /// a colon and what it announces follows across blank lines
+    /// (sgl_kernel's `ImportError:`, then its report of every place it
+    /// looked); else a blank line ends the message.
+    ExceptionText { lines: usize, paragraphs: bool },
     /// After a blank line that followed an exception.
     AfterBlank,
     /// After a chain separator, waiting for the next `Traceback` header.
@@ -649,7 +649,10 @@ fn continuation(
             }
             _ => None,
         },
-        State::ExceptionText(n) => match kind {
+        State::ExceptionText { lines, paragraphs } => match kind {
+            LineKind::Blank if paragraphs => {
+                Some((State::ExceptionText { lines, paragraphs }, LineRole::Blank))
+            }
             LineKind::Blank => Some((State::AfterBlank, LineRole::Blank)),
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
@@ -657,22 +660,17 @@ fn continuation(
             // A record of a logger's own (`INFO:     … "POST /v1/models
             // HTTP/1.1" 503`) is the next record, not more of the message.
             _ if record.level.is_some() && !record.app_header => None,
-            _ if n < MAX_EXCEPTION_TEXT => Some((State::ExceptionText(n + 1), LineRole::ExceptionText)),
-            _ => None,
-        },
-        State::MessageBody(n) => match kind {
-            LineKind::Blank => Some((State::MessageBody(n), LineRole::Blank)),
-            LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
-            LineKind::Frame => Some((State::Frames, LineRole::Frame)),
-            LineKind::Header => None,
-            _ if record.level.is_some() && !record.app_header => None,
-            _ if n < MAX_EXCEPTION_TEXT => Some((State::MessageBody(n + 1), LineRole::ExceptionText)),
+            _ if lines < MAX_EXCEPTION_TEXT => {
+                Some((State::ExceptionText { lines: lines + 1, paragraphs }, LineRole::ExceptionText))
+            }
             _ => None,
         },
         State::AfterBlank => match kind {
             LineKind::Blank => Some((State::AfterBlank, LineRole::Blank)),
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
-            LineKind::NativeFrame => Some((State::ExceptionText(1), LineRole::ExceptionText)),
+            LineKind::NativeFrame => {
+                Some((State::ExceptionText { lines: 1, paragraphs: false }, LineRole::ExceptionText))
+            }
             _ => None,
         },
         State::AfterChain => match kind {
@@ -689,10 +687,7 @@ fn continuation(
 /// (`ImportError:`), or a list or table (Ray's `… The top 5 memory
 /// consumers are:`).
 fn after_exception(message: &str) -> State {
-    match message.trim_end().ends_with(':') {
-        true => State::MessageBody(0),
-        false => State::ExceptionText(0),
-    }
+    State::ExceptionText { lines: 0, paragraphs: message.trim_end().ends_with(':') }
 }
 
 /// A line of carets (and tildes) that marks the failing part of the
