@@ -1,9 +1,12 @@
 //! The same incident gives the same diagnosis whatever wraps it: every
 //! fixture, transformed as a user's tooling would (a byte-order mark, a
 //! blank line or journalctl's `Hint:` in front, another log before a
-//! journal dump, UTF-16 or UTF-32 instead of UTF-8), keeps its verdict, its
-//! root cause's category and its decisive line (moved by the lines put in
-//! front).
+//! journal dump, UTF-16 or UTF-32 instead of UTF-8; a program's output
+//! under Docker's, kubectl's and compose's prefixes, in Docker's json-file
+//! records, or in a real journal that journalctl renders in its modes,
+//! oldest or newest first), keeps its verdict, its root cause's category
+//! and its decisive line (moved by the lines put in front, or to where
+//! the wrapper put it).
 
 use logdiag::corpus::find_cases;
 use logdiag::diagnose::feed_source;
@@ -12,6 +15,7 @@ use logdiag::framing::journal::layout;
 use logdiag::rules::RuleSet;
 
 use crate::util::{root, widened, WIDE_ENCODINGS};
+use crate::wrappers::{self, Journal, PREFIXES};
 
 fn rules() -> &'static RuleSet {
     static RULES: std::sync::OnceLock<RuleSet> = std::sync::OnceLock::new();
@@ -122,4 +126,192 @@ fn utf16_or_utf32_changes_no_diagnosis() {
         }
     }
     assert_unchanged(changed);
+}
+
+/// A fixture that is a program's own output, and its diagnosis.
+struct Program {
+    case: String,
+    text: String,
+    plain: Outcome,
+}
+
+/// Verdict, category, and the evidence lines' numbers and texts (the
+/// decisive line first).
+type Outcome = (String, Option<String>, Vec<(u64, String)>);
+
+fn placed_outcome(diagnosis: &Diagnosis) -> Outcome {
+    let cause = diagnosis.root_cause.as_ref();
+    (
+        format!("{:?}", diagnosis.verdict),
+        cause.map(|c| c.category.to_string()),
+        cause.map_or(Vec::new(), |c| c.evidence.iter().map(|e| (e.line, e.text.clone())).collect()),
+    )
+}
+
+/// The fixtures that are a program's own output (no journal, container
+/// or kubectl layer of their own), diagnosed as they are.
+fn programs() -> &'static [Program] {
+    static PROGRAMS: std::sync::OnceLock<Vec<Program>> = std::sync::OnceLock::new();
+    PROGRAMS.get_or_init(|| {
+        let cases = find_cases(&root().join("fixtures")).unwrap();
+        let mut programs = Vec::new();
+        for case in &cases {
+            let bytes = std::fs::read(case.join("input.log")).unwrap();
+            let diagnosis = diagnose(&bytes);
+            let formats: Vec<String> = diagnosis.inputs.iter().flat_map(|i| i.formats.clone()).collect();
+            if !wrappers::is_program_output(&formats) || layout::sniff(&bytes).is_some() {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            programs.push(Program {
+                case: case.display().to_string(),
+                text,
+                plain: placed_outcome(&diagnosis),
+            });
+        }
+        assert!(programs.len() > 500, "only {} fixtures are a program's own output", programs.len());
+        programs
+    })
+}
+
+/// Where a wrapper puts line `n` of the program's output.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// At line `n`.
+    Same,
+    /// Newest first: the last line first.
+    Reversed,
+}
+
+/// Whether program `n` is tried under transform `t` of `of`: `share` of
+/// `of` programs are, a different share for each transform, so that every
+/// program meets some and the suite stays fast (`LOGDIAG_METAMORPHIC_ALL=1`
+/// tries every program under every transform).
+fn tried(n: usize, t: usize, share: usize, of: usize) -> bool {
+    std::env::var_os("LOGDIAG_METAMORPHIC_ALL").is_some() || (n + t) % of < share
+}
+
+/// The programs whose diagnosis changed when each of those `tried` was
+/// wrapped as `wrapped` (the program's index and lines) gives.
+fn changed_when_wrapped(
+    placement: Placement,
+    tried: impl Fn(usize) -> bool,
+    wrapped: impl Fn(usize, &[&str]) -> String,
+) -> Vec<String> {
+    let mut changed = Vec::new();
+    for (n, program) in programs().iter().enumerate().filter(|(n, _)| tried(*n)) {
+        let lines: Vec<&str> = wrappers::program_lines(&program.text);
+        // Two lines whose stamps tie do not tell which came first.
+        if matches!(placement, Placement::Reversed) && lines.len() < 3 {
+            continue;
+        }
+        let text = wrapped(n, &lines);
+        let (verdict, category, evidence) = placed_outcome(&diagnose(text.as_bytes()));
+        let (plain_verdict, plain_category, plain_evidence) = &program.plain;
+        // The decisive line is still shown as evidence (a transport's pid
+        // may tell writers apart differently, and with them which of two
+        // lines that tell the same leads).
+        let shown = |&(line, _): &(u64, String)| {
+            let wrapped = match placement {
+                Placement::Same => line,
+                Placement::Reversed => lines.len() as u64 + 1 - line,
+            };
+            evidence.iter().any(|(wrapped_line, _)| *wrapped_line == wrapped)
+        };
+        let same_line =
+            plain_evidence.first().is_none_or(shown) && evidence.is_empty() == plain_evidence.is_empty();
+        if &verdict != plain_verdict || &category != plain_category || !same_line {
+            let first = |e: &[(u64, String)]| e.first().cloned();
+            changed.push(format!(
+                "{}: {:?} -> {:?}",
+                program.case,
+                (plain_verdict, plain_category, first(plain_evidence)),
+                (verdict, category, first(&evidence))
+            ));
+        }
+    }
+    changed
+}
+
+#[test]
+fn container_and_kubectl_prefixes_change_no_diagnosis() {
+    let mut changed = Vec::new();
+    for (t, prefix) in PREFIXES.into_iter().enumerate() {
+        let tried = |n| tried(n, t, 2, PREFIXES.len());
+        let found = changed_when_wrapped(Placement::Same, tried, |_, lines| wrappers::wrap(lines, prefix));
+        changed.extend(found.into_iter().map(|c| format!("{prefix:?}: {c}")));
+    }
+    assert_unchanged(changed);
+}
+
+/// The journal modes that print an entry's lines one each: oldest first,
+/// and (the last three) newest first with `-r`. The modes that spread an
+/// entry over several lines (`export`, `verbose`, `json-pretty`) are not
+/// among them: the judge's nearness rules (an error a few lines after a
+/// death tells its reason) count lines of the file, and there a line of
+/// the program is a dozen.
+const JOURNAL_MODES: [(&str, Placement); 10] = [
+    ("short", Placement::Same),
+    ("short-precise", Placement::Same),
+    ("short-iso", Placement::Same),
+    ("short-monotonic", Placement::Same),
+    ("short-unix", Placement::Same),
+    ("with-unit", Placement::Same),
+    ("json", Placement::Same),
+    ("short", Placement::Reversed),
+    ("short-precise", Placement::Reversed),
+    ("json", Placement::Reversed),
+];
+
+#[test]
+fn a_real_journal_in_every_mode_changes_no_diagnosis() {
+    if crate::journal::tools().is_none() {
+        return;
+    }
+    let logs: Vec<Vec<&str>> = programs().iter().map(|p| wrappers::program_lines(&p.text)).collect();
+    let journal = Journal::of(&logs);
+    let mut changed = Vec::new();
+    for (t, (mode, placement)) in JOURNAL_MODES.into_iter().enumerate() {
+        // `--all`: journalctl shows a line with a control character (a
+        // colour code) as `[N blob data]` otherwise.
+        let mut args = vec!["-o", mode, "--all"];
+        if matches!(placement, Placement::Reversed) {
+            args.push("-r");
+        }
+        let parts = journal.rendered(&args);
+        let tried = |n| tried(n, t, 3, JOURNAL_MODES.len());
+        let found = changed_when_wrapped(placement, tried, |n, _| parts[n].clone());
+        changed.extend(found.into_iter().map(|c| format!("{}: {c}", args.join(" "))));
+    }
+    assert_unchanged(changed);
+}
+
+/// asyncio's `Task exception was never retrieved` and TGI's error record
+/// announce the traceback under them, which the server survived: in every
+/// journal mode, the entries spread over lines of fields or not, oldest or
+/// newest first, the traceback stays theirs.
+#[test]
+fn an_announced_traceback_stays_announced_in_every_journal_mode() {
+    if crate::journal::tools().is_none() {
+        return;
+    }
+    for case in ["sglang-17031", "tgi-1695"] {
+        let text = std::fs::read_to_string(root().join("fixtures").join(case).join("input.log")).unwrap();
+        let journal = Journal::of(&[wrappers::program_lines(&text)]);
+        for mode in ["short", "short-precise", "json", "export", "verbose", "json-pretty"] {
+            for newest_first in [false, true] {
+                let mut args = vec!["-o", mode, "--all"];
+                if newest_first {
+                    args.push("-r");
+                }
+                let rendered = journal.rendered_whole(&args);
+                let (verdict, category, evidence) = placed_outcome(&diagnose(rendered.as_bytes()));
+                assert_eq!(
+                    (verdict.as_str(), category, evidence),
+                    ("NoCrash", None, Vec::new()),
+                    "{case} {args:?}"
+                );
+            }
+        }
+    }
 }

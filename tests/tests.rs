@@ -56,3 +56,5 @@ mod vitals;
 mod watch;
 /// A category learned from the catalogue's words, for failures no rule names.
 mod wording;
+/// A program's output as containers, kubectl and the journal wrap it.
+mod wrappers;

@@ -245,6 +245,11 @@ pub struct Run {
     /// files): its identity while following a log.
     #[serde(skip)]
     pub stream_first_line: u64,
+    /// The run's last line in the stream: runs are ordered by stream
+    /// lines, which keep time order in a file read newest first or
+    /// rotated.
+    #[serde(skip)]
+    pub stream_last_line: u64,
     /// What its progress lines said; null when it wrote none.
     pub vitals: Option<Vitals>,
     /// Its generation speed collapsed; null when it did not.

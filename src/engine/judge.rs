@@ -470,6 +470,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         benign: Vec::new(),
         notices: Vec::new(),
         stream_first_line: run.first_line,
+        stream_last_line: run.last_line,
         work: run.vitals.as_deref().and_then(|v| {
             let advance = v.last_advance()?;
             let line = advance.moment.line;
@@ -931,7 +932,10 @@ fn with_inferred_category(rules: &RuleSet, root: &Root<'_>, mut cause: RootCause
     if !worded || cause.category != Category::Unknown {
         return cause;
     }
-    let Some(inference) = cause.evidence.first().and_then(|e| rules.infer_category(&e.text)) else {
+    // Its words as the program wrote them: a wrapper's (a host, a pod, a
+    // service name) would weigh in otherwise.
+    let words = |e: &Evidence| rules.infer_category(crate::framing::program_text(&e.text));
+    let Some(inference) = cause.evidence.first().and_then(words) else {
         return cause;
     };
     cause.category = inference.category;

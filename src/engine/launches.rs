@@ -19,7 +19,7 @@ pub fn mark_history(runs: &mut [Run]) {
     let (earlier, rest) = runs.split_at_mut(current);
     let current = &rest[0];
     for run in earlier {
-        let before = run.source != current.source || run.last_line < current.first_line;
+        let before = run.source != current.source || run.stream_last_line < current.stream_first_line;
         run.history = before;
     }
 }

@@ -83,12 +83,14 @@ fn not_ordinary() -> &'static AhoCorasick {
 /// at INFO: an indented line, a stack frame (`frame #3:`, `#3 0x…`, `at
 /// …`), a goroutine's header, an address, NCCL's return-code trail
 /// (`init.cc:300 -> 2`), a header that announces more (`…:`), the option
-/// list of a usage text (`--port …`).
+/// list of a usage text (`--port …`), the runtime's version that Node.js
+/// signs its report of an uncaught error with (`Node.js v20.12.2`).
 fn is_cascade(message: &str) -> bool {
     let trimmed = message.trim_end();
-    let frame =
-        ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--"].iter().any(|p| trimmed.starts_with(p))
-            || trimmed.get(..6).is_some_and(|head| head.eq_ignore_ascii_case("usage:"));
+    let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--", "Node.js v"]
+        .iter()
+        .any(|p| trimmed.starts_with(p))
+        || trimmed.get(..6).is_some_and(|head| head.eq_ignore_ascii_case("usage:"));
     let returns = trimmed.rsplit_once(" -> ").is_some_and(|(_, code)| {
         code.split(' ').next().is_some_and(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
     });

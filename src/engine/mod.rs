@@ -92,12 +92,42 @@ pub struct Engine<'r> {
     /// The event [`Engine::feed_record`] makes when it needs one, kept for
     /// its buffers.
     record_event: Option<Box<Event>>,
-    /// The writer and last line of the latest harmless announcement, for
-    /// the traceback that may follow it.
-    announcement: Option<(u64, u64)>,
+    /// The latest harmless announcement, for the traceback that may
+    /// follow it.
+    announcement: Option<Announcement>,
     /// The latest error record, for a traceback that follows it after a
     /// line or two of its message (see [`ErrorRecord`]).
     error_record: Option<ErrorRecord>,
+}
+
+/// A record that may announce the traceback of its writer that follows
+/// it, and how many lines that writer wrote since. Nearness is counted in
+/// the writer's own lines, not in lines of the input: a structured journal
+/// spreads one line over many, and other writers' lines between do not
+/// part the two.
+#[derive(Debug, Clone, Copy)]
+struct Announcement {
+    writer: u64,
+    lines_since: u64,
+}
+
+impl Announcement {
+    fn new(writer: u64) -> Self {
+        Announcement { writer, lines_since: 0 }
+    }
+
+    /// Counts the lines of an event (or record) of `writer` read after it.
+    fn count(&mut self, writer: u64, lines: usize) {
+        if writer == self.writer {
+            self.lines_since += lines as u64;
+        }
+    }
+
+    /// Whether a traceback of `writer` opening now follows it with at most
+    /// `gap` of the writer's lines between.
+    fn within(&self, writer: u64, gap: u64) -> bool {
+        writer == self.writer && self.lines_since <= gap
+    }
 }
 
 /// An error record that may announce the traceback after it although the
@@ -107,11 +137,11 @@ pub struct Engine<'r> {
 /// traceback).
 #[derive(Clone)]
 struct ErrorRecord {
-    writer: u64,
+    /// Its writer, and the writer's lines since.
+    after: Announcement,
     /// Its first line: what it says the error was, when the traceback is
     /// cut before its own exception line.
     said: EvidenceLine,
-    last_line: u64,
     /// Its words say that what failed ends (see [`says_it_ends`]).
     says_it_ends: bool,
     /// multiprocessing's `Process NAME:` came after it: the traceback
@@ -120,7 +150,7 @@ struct ErrorRecord {
 }
 
 /// What an error record a line or two above a traceback tells of it.
-struct Announcement {
+struct Announcer {
     /// The record's first line.
     said: EvidenceLine,
     /// Code caught the exception and logged it: the record announced it.
@@ -140,25 +170,20 @@ fn note_error_record(
     event: &Event,
     writer: u64,
     announcing: bool,
-) -> Option<Announcement> {
+) -> Option<Announcer> {
     let opening = &event.lines[0];
     let announced = (event.kind == EventKind::Traceback && opening.role == LineRole::TracebackHeader)
         .then_some(latest.as_ref())
         .flatten()
-        .filter(|record| {
-            record.writer == writer
-                && !record.says_it_ends
-                && event.first_line() <= record.last_line + ANNOUNCEMENT_GAP + 1
-        })
-        .map(|record| Announcement { said: record.said.clone(), caught: !record.child_ended });
+        .filter(|record| record.after.within(writer, ANNOUNCEMENT_GAP) && !record.says_it_ends)
+        .map(|record| Announcer { said: record.said.clone(), caught: !record.child_ended });
     match event.kind {
         // A handler's announcement of an error it caught, at whatever level.
         EventKind::Record if announcing => {
             let said = evidence_line(opening);
             *latest = Some(ErrorRecord {
-                writer,
+                after: Announcement::new(writer),
                 said,
-                last_line: event.last_line(),
                 says_it_ends: false,
                 child_ended: false,
             })
@@ -168,7 +193,7 @@ fn note_error_record(
             opening.level,
             opening.message(),
             (opening.number, &opening.text),
-            event.last_line(),
+            event.lines.len(),
             || writer,
         ),
         _ => *latest = None,
@@ -178,30 +203,31 @@ fn note_error_record(
 
 /// Remembers a record of the stream for the traceback that may follow it:
 /// an error record is the latest; a line at no level may be more of its
-/// message; any other record ends it.
-/// `writer` is asked for only when the record is an error's.
+/// message; any other record ends it. The record is `lines` long.
+/// `writer` is asked for only when the record is an error's or may follow
+/// one.
 fn note_record(
     latest: &mut Option<ErrorRecord>,
     level: Option<Level>,
     message: &str,
     (first_line, text): (u64, &str),
-    last_line: u64,
+    lines: usize,
     writer: impl FnOnce() -> u64,
 ) {
     match level {
         Some(level) if level.is_trouble() => {
             *latest = Some(ErrorRecord {
-                writer: writer(),
+                after: Announcement::new(writer()),
                 said: EvidenceLine::new(first_line, text),
-                last_line,
                 says_it_ends: says_it_ends(message),
                 child_ended: false,
             })
         }
         Some(_) => *latest = None,
         None => {
-            if let Some(record) = latest.as_mut().filter(|_| is_child_process_end(message)) {
-                record.child_ended = true;
+            if let Some(record) = latest.as_mut() {
+                record.after.count(writer(), lines);
+                record.child_ended |= is_child_process_end(message);
             }
         }
     }
@@ -367,7 +393,16 @@ impl<'r> Engine<'r> {
         let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
         let announcing = matches.iter().any(|m| rules.rule(m.rule).announces);
-        let announcer = note_error_record(&mut self.error_record, event, writing.writer.key(), announcing);
+        let key = writing.writer.key();
+        let announcer = note_error_record(&mut self.error_record, event, key, announcing);
+        // A harmless announcement right before a traceback of the same
+        // writer (`Exception occurred during processing of request from …`)
+        // announces it, though the two were not grouped into one event.
+        let announced_apart = event.kind == EventKind::Traceback
+            && self.announcement.as_ref().is_some_and(|a| a.within(key, 1));
+        if let Some(announcement) = self.announcement.as_mut() {
+            announcement.count(key, event.lines.len());
+        }
         // Most events are one record that at most marks progress: nothing
         // below concerns them, unless it is at a fatal level.
         let fatal_record = event.kind == EventKind::Record && opening.level == Some(Level::Fatal);
@@ -450,18 +485,12 @@ impl<'r> Engine<'r> {
             run.add_finding(finding(rules, event, m, silenced_rule, writer, handling), terminal(rules, m));
         }
 
-        // A harmless announcement right before a traceback of the same
-        // writer (`Exception occurred during processing of request from …`)
-        // announces it, though the two were not grouped into one event.
-        let announced = event.kind == EventKind::Traceback
-            && self
-                .announcement
-                .is_some_and(|(who, line)| Some(who) == writer && event.first_line() <= line + 2);
+        let announced = announced_apart && writer.is_some();
         self.announcement = match (event.kind, writer) {
             (EventKind::Record, Some(who))
                 if matches.iter().any(|m| m.line == 0 && m.role == Role::Benign) =>
             {
-                Some((who, event.last_line()))
+                Some(Announcement::new(who))
             }
             _ => None,
         };
@@ -557,10 +586,11 @@ impl<'r> Engine<'r> {
             interrupted: record.formats.contains(Format::TerminalInterrupt),
         };
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
+        if let Some(announcement) = self.announcement.as_mut() {
+            announcement.count(writing.writer.key(), 1);
+        }
         let line = (number, text);
-        note_record(&mut self.error_record, record.level, record.message, line, number, || {
-            writing.writer.key()
-        });
+        note_record(&mut self.error_record, record.level, record.message, line, 1, || writing.writer.key());
     }
 
     /// Judges what was read so far.

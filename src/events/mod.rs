@@ -484,7 +484,7 @@ pub fn ends_record(record: &Record<'_>, kind: LineKind, after_announcer: bool) -
     if record.separator.is_some() || matches!(kind, LineKind::NativeFrame | LineKind::Header) {
         return false;
     }
-    !record.is_bare()
+    !record.is_text_of_stream()
         || (!after_announcer && kind != LineKind::Source && !record.message.starts_with([' ', '\t']))
 }
 
@@ -542,6 +542,11 @@ fn continuation(
     if record.app_header && (open.origin.is_none() || record.origin != open.origin.as_deref()) {
         return None;
     }
+    // The terminal's echo of Ctrl-C (`^CTraceback …`) opens what the
+    // interrupt made the program print: nothing written before it goes on.
+    if record.formats.contains(Format::TerminalInterrupt) {
+        return None;
+    }
     let in_traceback =
         !matches!(open.state, State::Single | State::Dump | State::PanicMessage(_) | State::PanicTrace);
     // A writer that stamps each write (`2025-06-26T20:41:22.706770 - `)
@@ -553,7 +558,7 @@ fn continuation(
     // `ERROR … [registry.py:272] `), a bare line is another write (the
     // interpreter's own report of the exception that reached the top).
     let repeats_header = open.origin.is_some() && open.event.lines[0].formats.contains(Format::Vllm);
-    if in_traceback && repeats_header && record.is_bare() {
+    if in_traceback && repeats_header && record.is_text_of_stream() {
         return None;
     }
     let kind = if in_traceback { traceback::classify(message, Place::InTraceback) } else { kind };
@@ -565,8 +570,8 @@ fn continuation(
             if record.is_bare()
                 && open.event.lines.len() == 1
                 && open.event.lines[0].message().is_empty()
-                // A blank line that opens the input wrapped nothing.
-                && (open.event.lines[0].number > 1 || !open.event.lines[0].text.trim().is_empty()) =>
+                // A blank line has no prefix: it wrapped nothing.
+                && !open.event.lines[0].text.trim().is_empty() =>
         {
             match kind {
                 LineKind::Header => Some((State::Frames, LineRole::TracebackHeader)),
@@ -578,7 +583,7 @@ fn continuation(
             // What follows a write's stamp up to the next one is that write
             // (a message of several lines), unless a traceback opens.
             LineKind::Source | LineKind::Other | LineKind::Blank
-                if record.is_bare() && open.event.lines[0].formats.contains(Format::WriteStamp) =>
+                if record.is_text_of_stream() && open.event.lines[0].formats.contains(Format::WriteStamp) =>
             {
                 Some((State::Single, LineRole::Text))
             }
@@ -587,7 +592,9 @@ fn continuation(
             LineKind::Header if record.origin.is_some() && record.origin == open.origin.as_deref() => {
                 Some((State::Frames, LineRole::TracebackHeader))
             }
-            LineKind::Source | LineKind::Other if record.is_bare() && message.starts_with([' ', '\t']) => {
+            LineKind::Source | LineKind::Other
+                if record.is_text_of_stream() && message.starts_with([' ', '\t']) =>
+            {
                 Some((State::Single, LineRole::Text))
             }
             // `logger.exception("…")` (or `exc_info=True`) under a one-line
@@ -604,7 +611,7 @@ fn continuation(
             // asyncio's exception handler logs one record of several lines:
             // `Task exception was never retrieved`, `future: <Task …>`, then
             // the traceback of the task's exception.
-            _ if record.is_bare()
+            _ if record.is_text_of_stream()
                 && traceback::announces_asyncio_traceback(open.event.lines[0].message()) =>
             {
                 match kind {
@@ -631,6 +638,10 @@ fn continuation(
         },
         State::Frames => match kind {
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
+            // loguru's and TGI's tracebacks leave a blank line under the
+            // header and after each frame; one the traceback does not go on
+            // after is the gap after it (see `finish_event`).
+            LineKind::Blank => Some((State::Frames, LineRole::Blank)),
             LineKind::Source => Some((State::Frames, LineRole::Source)),
             // Under a repeating header (vLLM's `ERROR … [core.py:702]`) a
             // paste may have lost the indentation: the line under a frame

@@ -154,6 +154,28 @@ crate::named_enum! {
     }
 }
 
+/// What carries a program's lines without being the program's own (see
+/// [`Record::is_carried_text`]).
+const CARRIERS: FormatSet = FormatSet::of_all(&[
+    Format::JournalShort,
+    Format::JournalShortPrecise,
+    Format::JournalShortIso,
+    Format::JournalShortIsoPrecise,
+    Format::JournalShortFull,
+    Format::JournalShortMonotonic,
+    Format::JournalShortUnix,
+    Format::Syslog,
+    Format::ContainerTimestamp,
+    Format::CollectorTimestamp,
+    Format::Compose,
+    Format::KubectlPrefix,
+    Format::JournalJson,
+    Format::JournalExport,
+    Format::JournalVerbose,
+    Format::DockerJson,
+    Format::LokiJson,
+]);
+
 /// A set of [`Format`]s, as a bit set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FormatSet(u64);
@@ -164,6 +186,16 @@ impl FormatSet {
         let mut set = FormatSet::default();
         set.insert(format);
         set
+    }
+
+    /// The set of `formats`.
+    pub const fn of_all(formats: &[Format]) -> Self {
+        let (mut bits, mut i) = (0u64, 0);
+        while i < formats.len() {
+            bits |= 1u64 << formats[i] as u8;
+            i += 1;
+        }
+        FormatSet(bits)
     }
 
     /// Adds one format.
@@ -184,6 +216,11 @@ impl FormatSet {
     /// True if the set is empty.
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+
+    /// True if every format of this set is in `other`.
+    pub fn is_within(self, other: FormatSet) -> bool {
+        self.0 & !other.0 == 0
     }
 
     /// The formats in the set, in declaration order.
@@ -249,6 +286,29 @@ impl<'a> Record<'a> {
         self.formats.is_empty() && self.separator.is_none()
     }
 
+    /// True when only what carried the line was recognised on it (a
+    /// journal's prefix or fields, syslog's, a container's or collector's
+    /// stamp, Docker's json-file, compose's or kubectl's tag, Loki's
+    /// record): no header, level or tag of the program's own. Within its
+    /// stream it is bare text, and is grouped as a bare line would be.
+    pub fn is_carried_text(&self) -> bool {
+        !self.formats.is_empty()
+            && self.formats.is_within(CARRIERS)
+            && !self.app_header
+            && self.level.is_none()
+            && self.process.is_none()
+            && self.ranks.is_none()
+            && self.origin.is_none()
+            && self.separator.is_none()
+    }
+
+    /// True when nothing but what carried the line, if anything, was
+    /// recognised on it: bare text within its stream (see
+    /// [`Record::is_bare`], [`Record::is_carried_text`]).
+    pub fn is_text_of_stream(&self) -> bool {
+        self.is_bare() || self.is_carried_text()
+    }
+
     /// True when a transport or process layer names the writer.
     pub fn has_stream(&self) -> bool {
         self.host.is_some() || self.identifier.is_some() || self.pid.is_some() || self.process.is_some()
@@ -290,6 +350,16 @@ pub fn frame_line(line: &str) -> Framed<'_> {
     }
     frame_rest(line, pos, &mut framed);
     framed
+}
+
+/// The line as the program wrote it: without what carried it (a
+/// journal's or syslog's prefix, a container's or collector's stamp,
+/// compose's or kubectl's tag). The program's own header stays.
+pub fn program_text(line: &str) -> &str {
+    let mut record = Record::default();
+    let pos = transport::parse(line, 0, &mut record);
+    let pos = wrapper::parse_wrappers(line, pos, &mut record);
+    line.get(pos..).unwrap_or(line)
 }
 
 /// Frames one line of a structured journal entry's MESSAGE: the transport

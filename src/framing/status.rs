@@ -84,7 +84,7 @@ pub fn parse<'a>(line: &'a str, record: &mut Record<'a>) -> Option<usize> {
 fn block_line<'a>(line: &'a str, record: &mut Record<'a>) -> Option<usize> {
     let at = line.len() - line.trim_start_matches(' ').len();
     let rest = &line[at..];
-    let tree = rest.starts_with("├─") || rest.starts_with("└─") || rest.starts_with("│ ");
+    let tree = is_tree_branch(rest);
     let keyed = KEYS
         .iter()
         .any(|key| rest.strip_prefix(key).is_some_and(|after| after.starts_with(": ") || after == ":"));
@@ -96,6 +96,22 @@ fn block_line<'a>(line: &'a str, record: &mut Record<'a>) -> Option<usize> {
     }
     record.formats.insert(Format::SystemctlStatus);
     Some(at)
+}
+
+/// A branch of the `CGroup:` tree: `├─`, `└─`, under any number of the
+/// `│` of branches above (`│ └─5678 …`). loguru's drawing under a
+/// traceback's source line (`│    └ {'model': …}`) is not one.
+fn is_tree_branch(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        if rest.starts_with("├─") || rest.starts_with("└─") {
+            return true;
+        }
+        match rest.strip_prefix('│') {
+            Some(after) => rest = after.trim_start_matches(' '),
+            None => return false,
+        }
+    }
 }
 
 /// The unit name that `text` starts with (`sglang.service`).
@@ -131,6 +147,7 @@ mod tests {
             "   Active: failed (Result: exit-code) since Tue 2018-03-13 10:00:00 UTC; 5s ago",
             " Main PID: 745 (code=exited, status=1/FAILURE)",
             "             └─1104 /usr/bin/python3 -m sglang.launch_server",
+            "             │ └─1187 /usr/bin/python3 -c from multiprocessing.spawn import spawn_main",
             " Invocation: e8fe30f2fef24f63829eff1819cd191c",
         ] {
             let (record, message) = framed(line).unwrap_or_else(|| panic!("{line}"));
@@ -151,6 +168,8 @@ mod tests {
     fn other_lines_are_not_status_lines() {
         for line in [
             "  File \"/x.py\", line 3, in f",
+            // loguru's drawing of the values under a traceback's source line.
+            "                    │              └ {'model_size_or_path': 'base'}",
             "                Status: 200 OK",
             "Status: ok",
             "[2026-05-25 20:11:05] Decode batch. #running-req: 1",

@@ -61,6 +61,15 @@ fn opens_with_a_stamp(message: &str) -> bool {
     message.starts_with(|c: char| c.is_ascii_digit() || c == '[')
 }
 
+/// Does the message open with a word of fields parted by colons (NCCL's
+/// `host:pid:tid`, pdsh's `host:`): a process tag whose parser reads on to
+/// the line's end before it takes it (`[rank] … NCCL `), so one line not
+/// read as a tag says nothing of the next?
+fn opens_with_colon_fields(message: &str) -> bool {
+    let word = message.split(' ').next().unwrap_or("");
+    word.contains(':') && word.ends_with(|c: char| c.is_ascii_digit() || c == ':')
+}
+
 impl Layout {
     /// The layout of `framed`, if a template can hold it: one record that
     /// starts the line, every field a part of it, and more message than the
@@ -79,7 +88,8 @@ impl Layout {
             // that opens with a date or a bracket (loguru's and Python's
             // stamps, TensorRT-LLM's `[06/21/2025-01:30:42] [TRT-LLM]`):
             // one not read as a header now may be one in the next line.
-            && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message));
+            && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message))
+            && (record.app_header || read_a_level_prefix(record) || !opens_with_colon_fields(record.message));
         if !simple {
             return None;
         }
@@ -451,5 +461,20 @@ mod tests {
             assert!(!templates.templates[0].fits(line.as_bytes(), false), "{line}");
             assert_eq!(templates.frame(line), frame_line(line));
         }
+    }
+
+    #[test]
+    fn a_message_that_may_open_with_a_process_tag_makes_no_template() {
+        // Under `docker logs -t`: NCCL's `host:pid:tid [rank]` tag is read
+        // only when a rank of up to three digits and `NCCL ` follow, so a
+        // line not read as one says nothing of the next.
+        let mut templates = learnt_from(&[
+            "2026-05-25T20:10:00.006456789Z host:390729:391702 [32499] NCCL INFO [Service thread] Connection closed",
+            "2026-05-25T20:10:00.008456789Z host:390729:391702 [32499] NCCL INFO [Service thread] Connection closed",
+        ]);
+        assert!(templates.templates.is_empty());
+        let tagged = "2026-05-25T20:10:00.010456789Z host:390727:390727 [0] init.cc:303 NCCL WARN Attempt to use communicator";
+        assert_eq!(templates.frame(tagged), frame_line(tagged));
+        assert_eq!(frame_line(tagged).first.pid, Some(390727));
     }
 }

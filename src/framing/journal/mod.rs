@@ -31,7 +31,9 @@ pub struct JournalFields {
     /// The unit the entry is about (`UNIT`, `USER_UNIT`) or comes from
     /// (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`, except PID 1's `init.scope`).
     pub unit: Option<String>,
-    /// From `PRIORITY`.
+    /// From `PRIORITY`, when it says trouble (warning or worse): journald
+    /// gives every line a service writes `info` unless told otherwise, and
+    /// the short modes, which print no priority, must judge alike.
     pub level: Option<Level>,
     /// `_BOOT_ID`: a new one is a reboot.
     pub boot_id: Option<String>,
@@ -73,7 +75,7 @@ fn fields_from(get: impl Fn(&str) -> Option<String>) -> JournalFields {
         identifier: get("SYSLOG_IDENTIFIER").or_else(|| get("_COMM")),
         pid,
         unit: get("UNIT").or_else(|| get("USER_UNIT")).or(own_unit),
-        level: get("PRIORITY").and_then(|p| priority_level(p.trim())),
+        level: get("PRIORITY").and_then(|p| priority_level(p.trim())).filter(|l| l.is_trouble()),
         boot_id: get("_BOOT_ID"),
     }
 }
@@ -130,8 +132,10 @@ mod tests {
         assert_eq!(e.fields.identifier.as_deref(), Some("python3"));
         assert_eq!(e.fields.pid, Some(4242));
         assert_eq!(e.fields.unit.as_deref(), Some("sglang.service"));
-        assert_eq!(e.fields.level, Some(Level::Info));
+        assert_eq!(e.fields.level, None, "info is every line's priority: it says nothing");
         assert_eq!(e.fields.boot_id.as_deref(), Some("abc"));
+        let e = parse_json_entry(r#"{"PRIORITY":"3","MESSAGE":"x"}"#).unwrap();
+        assert_eq!(e.fields.level, Some(Level::Error));
     }
 
     #[test]

@@ -3,16 +3,20 @@
 //! since boot of `short-monotonic` and `short-delta`, `__REALTIME_TIMESTAMP`
 //! in `json*` and `export`, the header of `verbose`, and the `time` of
 //! Docker's json-file records. Application stamps inside messages do not
-//! count: processes interleave, and their clocks need not agree.
+//! count: processes interleave, and their clocks need not agree. Where the
+//! stamps tie (a traceback is written within one second), the order of a
+//! Python traceback's own lines tells.
 
+use crate::events::traceback::parse_frame;
 use crate::framing::{frame_line, Format};
 
 /// Does this head of an input read newest first? Reversed when its stamps
-/// only go back in time (at least three stamped lines), or go back far
-/// more often than forward.
+/// only go back in time (at least two stamped lines), or go back far
+/// more often than forward; or, when they never go forward, when its
+/// tracebacks read backwards (see [`traceback_order`]).
 pub fn looks_reversed(head: &[u8]) -> bool {
     let keys = stamp_keys(head);
-    if keys.len() < 3 {
+    if keys.len() < 2 {
         return false;
     }
     let (mut forward, mut back) = (0usize, 0usize);
@@ -23,7 +27,36 @@ pub fn looks_reversed(head: &[u8]) -> bool {
             std::cmp::Ordering::Equal => {}
         }
     }
-    (back >= 1 && forward == 0) || (back >= 10 && back > 5 * forward)
+    if forward == 0 {
+        if back >= 1 {
+            return true;
+        }
+        let (forward, backward) = traceback_order(head);
+        return backward > forward;
+    }
+    back >= 10 && back > 5 * forward
+}
+
+/// How the Python tracebacks of a journal head read: how many headers
+/// (`Traceback (most recent call last):`) are followed by a frame, as
+/// written, and how many come right after a frame with none after them,
+/// as a newest-first journal shows them.
+fn traceback_order(head: &[u8]) -> (usize, usize) {
+    let text = String::from_utf8_lossy(head);
+    let messages: Vec<&str> = text.lines().map(|l| frame_line(l).first.message).collect();
+    let is_frame = |i: usize| messages.get(i).is_some_and(|m| parse_frame(m.trim_start()).is_some());
+    let (mut forward, mut backward) = (0, 0);
+    for (i, message) in messages.iter().enumerate() {
+        if !message.trim_end().ends_with("Traceback (most recent call last):") {
+            continue;
+        }
+        if is_frame(i + 1) {
+            forward += 1;
+        } else if i > 0 && is_frame(i - 1) {
+            backward += 1;
+        }
+    }
+    (forward, backward)
 }
 
 /// Does this head show too few time stamps to tell their order: one or
@@ -173,6 +206,30 @@ mod tests {
         assert!(!looks_reversed(forward));
         let plain = b"[2026-01-01 10:00:02] b\n[2026-01-01 10:00:01] a\n[2026-01-01 10:00:00] c\n";
         assert!(!looks_reversed(plain), "only journal and syslog stamps count");
+    }
+
+    #[test]
+    fn two_stamps_going_back_read_newest_first() {
+        let reversed = b"Oct 24 06:17:10 h systemd[1]: traccar.service: Failed with result 'exit-code'.\nOct 24 06:17:09 h systemd[1]: traccar.service: Main process exited, code=exited, status=1/FAILURE\n";
+        assert!(looks_reversed(reversed));
+        let tied = b"Oct 24 06:17:10 h systemd[1]: a\nOct 24 06:17:10 h systemd[1]: b\n";
+        assert!(!looks_reversed(tied));
+    }
+
+    #[test]
+    fn a_traceback_read_backwards_tells_tied_stamps_order() {
+        let written = [
+            "Task exception was never retrieved",
+            "Traceback (most recent call last):",
+            "  File \"/usr/lib/python3.12/asyncio/tasks.py\", line 520, in wait_for",
+            "    return await fut",
+            "asyncio.exceptions.CancelledError",
+        ];
+        let journal = |lines: &mut dyn Iterator<Item = &&str>| {
+            lines.map(|l| format!("Jan 12 21:03:30 host python3[1234]: {l}\n")).collect::<String>()
+        };
+        assert!(!looks_reversed(journal(&mut written.iter()).as_bytes()));
+        assert!(looks_reversed(journal(&mut written.iter().rev()).as_bytes()));
     }
 
     #[test]
