@@ -196,6 +196,26 @@ fn the_same_error_is_a_crash_when_its_writer_ends() {
 }
 
 #[test]
+fn a_fatal_record_ends_its_writer_whatever_the_same_name_writes_next() {
+    // NVIDIA/dcgm-exporter#232 (2025-05-22): logrus's `level=fatal` exits
+    // the exporter; compose restarts it under the same service name.
+    let log = r#"dcgm_exporter  | time="2025-05-22T03:57:31Z" level=info msg="Starting dcgm-exporter"
+dcgm_exporter  | time="2025-05-22T03:57:31Z" level=info msg="Collecting DCP Metrics"
+dcgm_exporter  | time="2025-05-22T03:57:31Z" level=fatal msg="record on line 3: wrong number of fields"
+dcgm_exporter  | time="2025-05-22T03:57:32Z" level=info msg="Starting dcgm-exporter"
+dcgm_exporter  | time="2025-05-22T03:57:32Z" level=info msg="DCGM successfully initialized!"
+"#;
+    let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let evidence = &json(&out)["root_cause"]["evidence"][0];
+    assert_eq!(evidence["line"], 3, "{evidence}");
+    // At an error level, the same lines after it are its writer going on.
+    let survived = log.replace("level=fatal", "level=error");
+    let out = run_stdin(&["--format", "json", "-"], survived.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
 fn warnings_before_the_start_marker_belong_to_the_launch_and_decide_nothing() {
     // Real lines printed before vLLM's banner: kserve/kserve#4515 (PyTorch
     // warns while importing), vllm-project/vllm#28949 (platform

@@ -973,6 +973,7 @@ fn failure_of(
         answered_after: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
+        ends_its_writer: event.kind == EventKind::Record && first.level == Some(Level::Fatal),
         topless: event.kind == EventKind::Traceback
             && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
         in_thread: raised_in_a_thread(event),

@@ -156,6 +156,11 @@ pub struct Failure {
     /// A traceback with frames and no exception line: its decisive line
     /// is elsewhere (a paste that split it from its frames).
     pub headless: bool,
+    /// A record at a fatal level (Go's `log.Fatal`, logrus's
+    /// `level=fatal`, glog's `F`): by the logging convention its program
+    /// exits after it, so a later line of the same writer is a new
+    /// process's (a restart), not this one going on.
+    pub ends_its_writer: bool,
     /// A traceback whose top was cut off: frames (or only its exception)
     /// with no `Traceback (most recent call last):` header above them.
     pub topless: bool,
@@ -528,7 +533,8 @@ impl RunState {
     /// exit) means this line is not the failed process's going on.
     pub fn note_alive(&mut self, writer: u64, line: u64) {
         let died_after = |last: u64| self.last_terminal.is_some_and(|t| t > last);
-        for failure in self.failures.iter_mut().filter(|f| f.outlived.is_none() && f.writer == Some(writer)) {
+        let outlivable = |f: &Failure| f.outlived.is_none() && f.writer == Some(writer) && !f.ends_its_writer;
+        for failure in self.failures.iter_mut().filter(|f| outlivable(f)) {
             if died_after(failure.last_line) {
                 failure.writer = None;
             } else if failure.last_line < line {
@@ -548,8 +554,8 @@ impl RunState {
             }
         }
         let still = |outlived: Option<u64>, of: Option<u64>| outlived.is_none() && of == Some(writer);
-        let awaited = self.failures.iter().any(|f| still(f.outlived, f.writer))
-            || self.findings.iter().any(|f| still(f.outlived, f.writer));
+        let awaited =
+            self.failures.iter().any(outlivable) || self.findings.iter().any(|f| still(f.outlived, f.writer));
         if !awaited {
             self.awaited_writers.retain(|&w| w != writer);
         }
