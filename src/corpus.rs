@@ -249,6 +249,7 @@ fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String
     let report = report_json(&diagnosis);
     let expected_path = case.join("expected.json");
     if mode == Mode::Bless {
+        refuse_to_write_elsewhere(case, &expected_path)?;
         fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
         return Ok(settled);
     }
@@ -257,6 +258,28 @@ fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String
         Ok(_) => Ok(Status::ReportChanged),
         Err(_) => Ok(Status::NotBlessed),
     }
+}
+
+/// Blessing writes only inside the corpus: not through an `expected.json`
+/// that is a symbolic link, nor into a case folder that is a link to a
+/// place outside the folder that lists it.
+fn refuse_to_write_elsewhere(case: &Path, expected: &Path) -> Result<(), String> {
+    let is_link = |path: &Path| fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link(expected) {
+        return Err(
+            "expected.json is a symbolic link: not blessed (it would write where the link points)".into()
+        );
+    }
+    if is_link(case) {
+        let inside = match (case.parent().map(fs::canonicalize), fs::canonicalize(case)) {
+            (Some(Ok(corpus)), Ok(target)) => target.starts_with(&corpus),
+            _ => false,
+        };
+        if !inside {
+            return Err("the case folder is a symbolic link out of the corpus: not blessed".into());
+        }
+    }
+    Ok(())
 }
 
 fn same_json(a: &str, b: &str) -> bool {

@@ -107,3 +107,28 @@ fn a_known_miss_stays_a_case_and_one_that_passes_asks_to_be_unmarked() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).contains("remove known_miss"), "{}", stdout(&out));
 }
+
+#[test]
+fn blessing_writes_only_inside_the_corpus() {
+    let dir = TempDir::new("bless-links");
+    let crash = b"RuntimeError: CUDA error: an illegal memory access was encountered\n";
+    let labels = br#"{"verdict": "crash", "root_cause": "cuda-illegal-access", "accept": ["cuda-illegal-access"], "evidence": ["illegal memory access"]}"#;
+    // A case whose expected.json links to a file elsewhere.
+    let elsewhere = dir.write("elsewhere/notes.txt", b"not a report\n");
+    dir.write("corpus/linked-report/input.log", crash);
+    dir.write("corpus/linked-report/case.json", labels);
+    std::os::unix::fs::symlink(&elsewhere, dir.path().join("corpus/linked-report/expected.json")).unwrap();
+    // A case folder that is a link to a folder out of the corpus.
+    dir.write("outside/case/input.log", crash);
+    dir.write("outside/case/case.json", labels);
+    std::os::unix::fs::symlink(dir.path().join("outside/case"), dir.path().join("corpus/linked-case"))
+        .unwrap();
+
+    let out = run(&["test", dir.path().join("corpus").to_str().unwrap(), "--bless"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("expected.json is a symbolic link: not blessed"), "{text}");
+    assert!(text.contains("a symbolic link out of the corpus: not blessed"), "{text}");
+    assert_eq!(std::fs::read(&elsewhere).unwrap(), b"not a report\n");
+    assert!(!dir.path().join("outside/case/expected.json").exists());
+}

@@ -348,6 +348,25 @@ fn a_user_rule_whose_automaton_explodes_is_refused_with_its_place() {
     assert!(stdout(&check).contains("slow.toml:6:11"), "{}", stdout(&check));
 }
 
+/// A rule file of megabytes is not read whole: it is refused in one
+/// line (a 300 MB `hint` cost 867 MiB before).
+#[test]
+fn a_rule_file_too_large_to_be_one_is_refused() {
+    let dir = TempDir::new("huge-rule");
+    let mut text = b"role = \"cause\"\ncategory = \"cuda-oom\"\ntitle = \"t\"\nhint = \"\"\"".to_vec();
+    text.extend(std::iter::repeat_n(b'a', 2 << 20));
+    text.extend(b"\"\"\"\n[match]\nmessage = 'x'\n[test]\nsamples = ['x']\n");
+    dir.write("site/huge.toml", &text);
+    let rules = dir.path().join("site");
+    let out = run(&["--rules", rules.to_str().unwrap(), fixture(SEED).to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("huge.toml: too large for a rule file (over 1024 KiB)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A zstd file whose checksum is damaged keeps all its data (the crash is
 /// in its last block), and says the input is damaged, as gzip with a bad
 /// CRC does; a file of one block too.

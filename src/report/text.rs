@@ -6,6 +6,7 @@
 //! hanging indent and the table arranges its columns to fit; in a pipe,
 //! every line is whole.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use comfy_table::{presets, ContentArrangement, Table};
@@ -125,22 +126,27 @@ impl<'d> Layout<'d> {
     pub(super) fn of(diagnosis: &'d Diagnosis, fold: bool) -> Self {
         let mut shown = Vec::new();
         let mut folded = Vec::new();
-        let mut sources: Vec<&str> = Vec::new();
-        for run in &diagnosis.runs {
-            if !sources.contains(&run.source.as_str()) {
-                sources.push(&run.source);
-            }
+        // Each source's units in order of their first run, each unit's
+        // runs in order, sources in order of their first run: one pass,
+        // however many files a directory held.
+        type Units<'d> = Vec<(Option<&'d str>, Vec<usize>)>;
+        let mut sources: Vec<(&str, Units<'d>)> = Vec::new();
+        let mut source_at: HashMap<&str, usize> = HashMap::new();
+        let mut unit_at: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+        for (i, run) in diagnosis.runs.iter().enumerate() {
+            let (source, unit) = (run.source.as_str(), run.unit.as_deref());
+            let s = *source_at.entry(source).or_insert_with(|| {
+                sources.push((source, Vec::new()));
+                sources.len() - 1
+            });
+            let units = &mut sources[s].1;
+            let u = *unit_at.entry((source, unit)).or_insert_with(|| {
+                units.push((unit, Vec::new()));
+                units.len() - 1
+            });
+            units[u].1.push(i);
         }
-        for source in sources {
-            // Each unit's runs, units in order of their first run.
-            let mut units: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
-            for (i, run) in diagnosis.runs.iter().enumerate().filter(|(_, r)| r.source == source) {
-                let unit = run.unit.as_deref();
-                match units.iter_mut().find(|(u, _)| *u == unit) {
-                    Some((_, runs)) => runs.push(i),
-                    None => units.push((unit, vec![i])),
-                }
-            }
+        for (source, units) in sources {
             let several = fold && units.len() > 1;
             let crashed = |runs: &[usize]| runs.iter().any(|&i| diagnosis.runs[i].outcome == Outcome::Crash);
             let mut quiet = Vec::new();

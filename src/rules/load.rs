@@ -140,13 +140,30 @@ fn read_dir(dir: &Path, texts: &mut Vec<RuleText>, errors: &mut Vec<RuleError>) 
         }
         let name = path.display().to_string();
         let rel = path.strip_prefix(dir).unwrap_or(path).to_string_lossy().replace('\\', "/");
-        match std::fs::read_to_string(path) {
+        match read_rule_file(path) {
             Ok(text) => {
                 texts.push(RuleText { name, check_samples: true, default_id: id_from_path(&rel), text })
             }
-            Err(e) => errors.push(file_error(&name, &format!("cannot read: {e}"), None)),
+            Err(e) => errors.push(file_error(&name, &e, None)),
         }
     }
+}
+
+/// Largest rule file read: the catalogue's largest is a few KiB; a file of
+/// hundreds of megabytes is not a rule, and reading it whole would cost
+/// several times its size in memory.
+const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
+
+/// A rule file's text, unless it is too large to be one.
+fn read_rule_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut text = String::new();
+    file.take(MAX_RULE_FILE_BYTES + 1).read_to_string(&mut text).map_err(|e| format!("cannot read: {e}"))?;
+    if text.len() as u64 > MAX_RULE_FILE_BYTES {
+        return Err(format!("too large for a rule file (over {} KiB)", MAX_RULE_FILE_BYTES >> 10));
+    }
+    Ok(text)
 }
 
 /// `flashinfer/arch-check.toml` → `flashinfer.arch-check`.
