@@ -330,7 +330,7 @@ fn an_error_its_handler_announced_is_not_the_process_end_by_itself() {
 }
 
 #[test]
-fn a_record_at_a_fatal_level_ends_its_writer_unless_it_goes_on() {
+fn a_record_at_a_fatal_level_ends_its_writer_unless_its_pid_goes_on() {
     // mudler/LocalAI#6954 (2025): zerolog's `FTL` as LocalAI gives up.
     let log = std::fs::read_to_string(fixture("localai-6954")).unwrap();
     let out = run_stdin(&["--format", "json", "-"], log.as_bytes());
@@ -338,10 +338,29 @@ fn a_record_at_a_fatal_level_ends_its_writer_unless_it_goes_on() {
     let report = json(&out);
     let evidence = report["root_cause"]["evidence"][0]["text"].as_str().unwrap();
     assert!(evidence.contains("FTL Error running the application"), "{evidence}");
-    // A writer that logs on after it was not ended by it.
-    let went_on = format!("{log}3:00PM INF core/startup process completed!\n");
-    let out = run_stdin(&["--format", "json", "-"], went_on.as_bytes());
+    // Lines of the same name after it, with no pid to tell the process:
+    // by the convention (zerolog's Fatal exits), a restart's.
+    let after = format!("{log}3:00PM INF core/startup process completed!\n");
+    let out = run_stdin(&["--format", "json", "-"], after.as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    // In a journal, the same pid logging on is the same process: its
+    // fatal level did not exit, and the error was survived; another pid
+    // is a restart.
+    let journal = |text: &str, last_pid: u32| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let last = lines.len() - 1;
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                format!("Dec 01 15:00:00 host local-ai[{}]: {l}\n", if i == last { last_pid } else { 4242 })
+            })
+            .collect()
+    };
+    let out = run_stdin(&["--format", "json", "-"], journal(&after, 4242).as_bytes());
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = run_stdin(&["--format", "json", "-"], journal(&after, 4343).as_bytes());
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
 }
 
 #[test]

@@ -84,10 +84,13 @@ fn not_ordinary() -> &'static AhoCorasick {
 /// …`), a goroutine's header, an address, NCCL's return-code trail
 /// (`init.cc:300 -> 2`), a header that announces more (`…:`), the option
 /// list of a usage text (`--port …`), the runtime's version that Node.js
-/// signs its report of an uncaught error with (`Node.js v20.12.2`).
+/// signs its report of an uncaught error with (`Node.js v20.12.2`), a
+/// crash handler's banner (glog's `*** Check failure stack trace: ***`,
+/// Ray's `*** StackTrace Information ***`, absl's `*** SIGSEGV received
+/// at time=…`).
 fn is_cascade(message: &str) -> bool {
     let trimmed = message.trim_end();
-    let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--", "Node.js v"]
+    let frame = ["frame #", "#", "at ", "goroutine ", "0x", "File \"", "--", "Node.js v", "*** "]
         .iter()
         .any(|p| trimmed.starts_with(p))
         || trimmed.get(..6).is_some_and(|head| head.eq_ignore_ascii_case("usage:"));

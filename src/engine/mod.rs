@@ -973,7 +973,11 @@ fn failure_of(
         answered_after: None,
         fate,
         headless: event.kind == EventKind::Traceback && exceptions.is_empty(),
-        ends_its_writer: event.kind == EventKind::Record && first.level == Some(Level::Fatal),
+        // Unless a pid names the writer: the same pid writing on is the same
+        // process, whose logger's fatal level did not exit.
+        ends_its_writer: event.kind == EventKind::Record
+            && first.level == Some(Level::Fatal)
+            && event.stream.pid.is_none(),
         topless: event.kind == EventKind::Traceback
             && !event.lines.iter().any(|l| l.role == LineRole::TracebackHeader),
         in_thread: raised_in_a_thread(event),

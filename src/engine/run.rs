@@ -157,9 +157,9 @@ pub struct Failure {
     /// is elsewhere (a paste that split it from its frames).
     pub headless: bool,
     /// A record at a fatal level (Go's `log.Fatal`, logrus's
-    /// `level=fatal`, glog's `F`): by the logging convention its program
-    /// exits after it, so a later line of the same writer is a new
-    /// process's (a restart), not this one going on.
+    /// `level=fatal`, glog's `F`) of a writer no pid names: by the logging
+    /// convention its program exits after it, so a later line of the same
+    /// name is a new process's (a restart), not this one going on.
     pub ends_its_writer: bool,
     /// A traceback whose top was cut off: frames (or only its exception)
     /// with no `Traceback (most recent call last):` header above them.

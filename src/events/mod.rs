@@ -182,6 +182,8 @@ pub struct Grouper {
     open: Vec<Open>,
     closed: VecDeque<Box<Event>>,
     last_key: Option<u64>,
+    /// What carried the last record.
+    last_carrier: Option<stream::Carrier>,
     lines_seen: u64,
     /// Events handed back after use: new events reuse their buffers, so a
     /// long log of one-line records does not allocate for every line.
@@ -228,6 +230,7 @@ impl Grouper {
             self.close_single_records(Some(key));
         }
         self.last_key = Some(key);
+        self.last_carrier = Some(stream::Carrier::of(record));
 
         let message = record.message;
         if let Some(i) = self.open.iter().position(|o| o.key == key) {
@@ -329,13 +332,21 @@ impl Grouper {
     pub fn pass_record(&mut self, number: u64, record: &Record<'_>) {
         self.close_single_records(None);
         self.last_key = Some(self.key_of(record));
+        self.last_carrier = Some(stream::Carrier::of(record));
         self.lines_seen = number;
     }
 
     /// The stream a record belongs to: its own, or for a bare line the
     /// stream of the line before it.
+    /// A line that only its carrier names (a journal's prefix, a pod's)
+    /// after a line of the same carrier is bare text to it, as it is
+    /// without the carrier.
     fn key_of(&self, record: &Record<'_>) -> u64 {
-        if record.is_bare() {
+        let carried = || {
+            record.is_carried_text()
+                && self.last_carrier.is_some_and(|c| c.same_as(stream::Carrier::of(record)))
+        };
+        if record.is_bare() || carried() {
             self.last_key.unwrap_or(0)
         } else {
             stream_key(record)
@@ -668,6 +679,9 @@ fn continuation(
             LineKind::Chain => Some((State::AfterChain, LineRole::Chain)),
             LineKind::Frame => Some((State::Frames, LineRole::Frame)),
             LineKind::Header => None,
+            // libstdc++'s report of an uncaught C++ exception is the
+            // runtime's own write, whatever warning came before it.
+            _ if message.starts_with("terminate called ") => None,
             // A record of a logger's own (`INFO:     … "POST /v1/models
             // HTTP/1.1" 503`) is the next record, not more of the message.
             _ if record.level.is_some() && !record.app_header => None,

@@ -122,6 +122,34 @@ pub(super) fn stream_key(record: &Record<'_>) -> u64 {
     h.finish() | 1
 }
 
+/// What carried a record: the hash of its host and identifier (a
+/// journal's prefix or fields, a pod's or service's tag), and the pid the
+/// carrier gives, when it gives one and no tag of the program's own put
+/// its pid there instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Carrier {
+    names: u64,
+    pid: Option<u32>,
+}
+
+impl Carrier {
+    pub(super) fn of(record: &Record<'_>) -> Self {
+        let mut h = StreamHash(0);
+        h.name(record.host);
+        h.name(record.identifier);
+        // A journal or syslog names the process; under a container's or a
+        // pod's prefix, or behind a process tag, a pid is the program's.
+        let carried = record.process.is_none() && record.formats.intersects(crate::framing::PID_CARRIERS);
+        Carrier { names: h.finish(), pid: record.pid.filter(|_| carried) }
+    }
+
+    /// Whether `self` may carry the same writer as `other`: the same names,
+    /// and pids that do not differ where both are known.
+    pub(super) fn same_as(self, other: Carrier) -> bool {
+        self.names == other.names && (self.pid.is_none() || other.pid.is_none() || self.pid == other.pid)
+    }
+}
+
 /// A fast hash for stream keys, computed for every line: eight bytes at a
 /// time (a collision could only merge two streams' events).
 struct StreamHash(u64);

@@ -176,6 +176,22 @@ const CARRIERS: FormatSet = FormatSet::of_all(&[
     Format::LokiJson,
 ]);
 
+/// Carriers that name the writing process by its pid: the journal, in
+/// every mode, and syslog.
+pub const PID_CARRIERS: FormatSet = FormatSet::of_all(&[
+    Format::JournalShort,
+    Format::JournalShortPrecise,
+    Format::JournalShortIso,
+    Format::JournalShortIsoPrecise,
+    Format::JournalShortFull,
+    Format::JournalShortMonotonic,
+    Format::JournalShortUnix,
+    Format::Syslog,
+    Format::JournalJson,
+    Format::JournalExport,
+    Format::JournalVerbose,
+]);
+
 /// A set of [`Format`]s, as a bit set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FormatSet(u64);
@@ -216,6 +232,11 @@ impl FormatSet {
     /// True if the set is empty.
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+
+    /// True if this set and `other` share a format.
+    pub fn intersects(self, other: FormatSet) -> bool {
+        self.0 & other.0 != 0
     }
 
     /// True if every format of this set is in `other`.
