@@ -21,7 +21,6 @@ pub mod traceback;
 use std::collections::VecDeque;
 
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
-use stream::stream_key;
 pub use stream::Stream;
 pub use traceback::LineKind;
 use traceback::Place;
@@ -225,12 +224,12 @@ impl Grouper {
             }));
             return;
         }
-        let key = self.key_of(record);
+        let (key, carrier) = self.key_of(record);
         if Some(key) != self.last_key && !record.is_bare() {
             self.close_single_records(Some(key));
         }
         self.last_key = Some(key);
-        self.last_carrier = Some(stream::Carrier::of(record));
+        self.last_carrier = carrier;
 
         let message = record.message;
         if let Some(i) = self.open.iter().position(|o| o.key == key) {
@@ -318,7 +317,7 @@ impl Grouper {
         if self.open.is_empty() {
             return false;
         }
-        let key = self.key_of(record);
+        let key = self.key_of(record).0;
         self.open
             .iter()
             .find(|o| o.key == key)
@@ -331,26 +330,24 @@ impl Grouper {
     /// bare line after it is this record's, as if it had been pushed.
     pub fn pass_record(&mut self, number: u64, record: &Record<'_>) {
         self.close_single_records(None);
-        self.last_key = Some(self.key_of(record));
-        self.last_carrier = Some(stream::Carrier::of(record));
+        let (key, carrier) = self.key_of(record);
+        self.last_key = Some(key);
+        self.last_carrier = carrier;
         self.lines_seen = number;
     }
 
-    /// The stream a record belongs to: its own, or for a bare line the
-    /// stream of the line before it.
-    /// A line that only its carrier names (a journal's prefix, a pod's)
-    /// after a line of the same carrier is bare text to it, as it is
+    /// The stream a record belongs to, and what carried it (a bare line
+    /// keeps the last one's). A bare line belongs to the stream of the line
+    /// before it; so does a line that only its carrier names (a journal's
+    /// prefix, a pod's) after a line of the same carrier, as it would
     /// without the carrier.
-    fn key_of(&self, record: &Record<'_>) -> u64 {
-        let carried = || {
-            record.is_carried_text()
-                && self.last_carrier.is_some_and(|c| c.same_as(stream::Carrier::of(record)))
-        };
-        if record.is_bare() || carried() {
-            self.last_key.unwrap_or(0)
-        } else {
-            stream_key(record)
+    fn key_of(&self, record: &Record<'_>) -> (u64, Option<stream::Carrier>) {
+        if record.is_bare() {
+            return (self.last_key.unwrap_or(0), self.last_carrier);
         }
+        let (key, carrier) = stream::identity(record);
+        let carried = record.is_carried_text() && self.last_carrier.is_some_and(|c| c.same_as(carrier));
+        (if carried { self.last_key.unwrap_or(0) } else { key }, Some(carrier))
     }
 
     /// Whether the grouper has no used event to reuse.

@@ -108,18 +108,24 @@ impl Event {
     }
 }
 
-/// A stream's identity as a hash of the fields that name its writer.
-pub(super) fn stream_key(record: &Record<'_>) -> u64 {
-    if !record.has_stream() {
-        return 0;
-    }
+/// A stream's identity as a hash of the fields that name its writer, and
+/// what carried it (one pass over the names: it is computed for every
+/// line).
+pub(super) fn identity(record: &Record<'_>) -> (u64, Carrier) {
     let mut h = StreamHash(0);
     h.name(record.host);
     h.name(record.identifier);
+    // A journal or syslog names the process; under a container's or a
+    // pod's prefix, or behind a process tag, a pid is the program's.
+    let carried = record.process.is_none() && record.formats.intersects(crate::framing::PID_CARRIERS);
+    let carrier = Carrier { names: h.finish(), pid: record.pid.filter(|_| carried) };
+    if !record.has_stream() {
+        return (0, carrier);
+    }
     h.word(record.pid.map_or(u64::MAX, u64::from));
     h.name(record.process);
     // Never 0: 0 is the stream of input with no prefixes at all.
-    h.finish() | 1
+    (h.finish() | 1, carrier)
 }
 
 /// What carried a record: the hash of its host and identifier (a
@@ -133,16 +139,6 @@ pub(super) struct Carrier {
 }
 
 impl Carrier {
-    pub(super) fn of(record: &Record<'_>) -> Self {
-        let mut h = StreamHash(0);
-        h.name(record.host);
-        h.name(record.identifier);
-        // A journal or syslog names the process; under a container's or a
-        // pod's prefix, or behind a process tag, a pid is the program's.
-        let carried = record.process.is_none() && record.formats.intersects(crate::framing::PID_CARRIERS);
-        Carrier { names: h.finish(), pid: record.pid.filter(|_| carried) }
-    }
-
     /// Whether `self` may carry the same writer as `other`: the same names,
     /// and pids that do not differ where both are known.
     pub(super) fn same_as(self, other: Carrier) -> bool {
