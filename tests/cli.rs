@@ -401,3 +401,20 @@ samples = ["hello from the node"]
         .collect();
     assert_eq!(matched, [serde_json::json!([]), serde_json::json!(["mine"]), serde_json::json!([])]);
 }
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused_in_one_line_with_the_way_around() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("non-utf8-name");
+    let name = std::ffi::OsStr::from_bytes(b"bad\xffname.log");
+    let path = dir.path().join(name);
+    std::fs::write(&path, b"RuntimeError: CUDA error: an illegal memory access was encountered\n").unwrap();
+    let out = std::process::Command::new(BIN).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("name is not UTF-8") && err.contains("logdiag - < FILE"), "{err}");
+    // The way around works.
+    let out = run_stdin(&["-"], &std::fs::read(&path).unwrap());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+}

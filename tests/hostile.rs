@@ -348,6 +348,25 @@ fn a_user_rule_whose_automaton_explodes_is_refused_with_its_place() {
     assert!(stdout(&check).contains("slow.toml:6:11"), "{}", stdout(&check));
 }
 
+/// A confirm rule that confirms itself is a mistake shown where it is
+/// written, not a rule that proves its own finding.
+#[test]
+fn a_rule_that_names_itself_is_refused_where_it_does() {
+    let dir = TempDir::new("self-confirm");
+    dir.write(
+        "site/echo.toml",
+        b"role = \"confirm\"\ncategory = \"cuda-oom\"\ntitle = \"t\"\nhint = \"h\"\nconfirms = [\"echo\"]\n[match]\nmessage = 'echo'\n[test]\nsamples = ['echo']\n",
+    );
+    let rules = dir.path().join("site");
+    let check = run(&["rules", "check", "--rules", rules.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(2), "{}", stdout(&check));
+    assert!(
+        stdout(&check).contains("echo.toml:5:13: `confirms` names the rule itself"),
+        "{}",
+        stdout(&check)
+    );
+}
+
 /// A rule file of megabytes is not read whole: it is refused in one
 /// line (a 300 MB `hint` cost 867 MiB before).
 #[test]

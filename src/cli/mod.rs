@@ -319,6 +319,16 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // Names are text through the report; one that is not UTF-8 is said in
+    // one line, with the way around it, rather than with clap's usage.
+    if let Some(name) = args.iter().skip(1).find(|a| a.to_str().is_none()) {
+        let shown = for_terminal_lines(&name.to_string_lossy()).into_owned();
+        eprintln!(
+            "logdiag: {shown}: the name is not UTF-8, which logdiag cannot report: rename it, or pipe it in (logdiag - < FILE)"
+        );
+        return EXIT_ERROR;
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {

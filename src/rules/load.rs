@@ -217,8 +217,9 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     for draft in &mut drafts {
         let text = &texts[draft.text_index];
         let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
-        draft.rule.explains = resolve(&draft.explains, &ids, Refs::Explains, &mut at);
-        draft.rule.confirms = resolve(&draft.confirms, &ids, Refs::Confirms, &mut at);
+        let own = draft.rule.id.as_str();
+        draft.rule.explains = resolve(&draft.explains, own, &ids, Refs::Explains, &mut at);
+        draft.rule.confirms = resolve(&draft.confirms, own, &ids, Refs::Confirms, &mut at);
     }
     let rules: Vec<Rule> = drafts.iter().map(|d| d.rule.clone()).collect();
     let set = RuleSet::new(rules);
@@ -577,7 +578,15 @@ enum Refs {
     Confirms,
 }
 
-fn resolve(refs: &[Spanned<String>], ids: &[String], field: Refs, at: &mut Positions<'_>) -> Vec<usize> {
+/// The indexes of the rules `refs` names, for rule `own`; an id that is
+/// not loaded, or `own` itself, is an error where it is written.
+fn resolve(
+    refs: &[Spanned<String>],
+    own: &str,
+    ids: &[String],
+    field: Refs,
+    at: &mut Positions<'_>,
+) -> Vec<usize> {
     let area = |id: &str| id.split_once('.').map_or(id, |(area, _)| area).to_string();
     let mut out = Vec::new();
     for r in refs {
@@ -586,6 +595,14 @@ fn resolve(refs: &[Spanned<String>], ids: &[String], field: Refs, at: &mut Posit
             Refs::Explains => "explains",
             Refs::Confirms => "confirms",
         };
+        if r.get_ref() == own {
+            at.error(
+                r.span(),
+                &format!("`{name}` names the rule itself"),
+                "name the other rules this one explains or confirms, or remove the field",
+            );
+            continue;
+        }
         match ids.binary_search(r.get_ref()) {
             Ok(i) => out.push(i),
             Err(_) if field == Refs::Explains && !area_loaded() => {}
