@@ -41,13 +41,24 @@ pub fn for_terminal_lines(text: &str) -> Cow<'_, str> {
     Cow::Owned(lines.join("\n"))
 }
 
-/// Control characters (Cc), format characters (Cf), and the line and
-/// paragraph separators (Zl, Zp), as of Unicode 16.
+/// Control characters (Cc), format characters (Cf), the line and
+/// paragraph separators (Zl, Zp), as of Unicode 16, and the letters and
+/// marks that Unicode says to render as nothing (default-ignorable): the
+/// Hangul fillers, the combining grapheme joiner, Khmer's inherent vowels
+/// and Mongolian's variation selectors. A filler makes a name look empty or
+/// two names alike. (The emoji variation selectors stay: logs use them.)
 fn is_control(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
             '\u{ad}'
+                | '\u{34f}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180d}'
+                | '\u{180f}'
+                | '\u{3164}'
+                | '\u{ffa0}'
                 | '\u{600}'..='\u{605}'
                 | '\u{61c}'
                 | '\u{6dd}'
@@ -102,6 +113,12 @@ mod tests {
             '\u{ad}',
             '\u{206a}',
             '\u{206f}',
+            // Letters that render as nothing: Hangul's fillers.
+            '\u{3164}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{ffa0}',
+            '\u{34f}',
         ] {
             let text = format!("a{c}b");
             assert_eq!(for_terminal(&text), format!("a\\u{{{:x}}}b", c as u32), "U+{:04X}", c as u32);
