@@ -161,6 +161,11 @@ struct Announcer {
 /// traceback it announces.
 const ANNOUNCEMENT_GAP: u64 = 2;
 
+/// How many lines of its writer may stand between a harmless announcement
+/// (`Exception occurred during processing of request from …`) and the
+/// traceback it announces.
+const HARMLESS_ANNOUNCEMENT_GAP: u64 = 1;
+
 /// Tells whether `event`, a traceback opened by its header, is announced
 /// by an error record a line or two above it, of the same writer (see
 /// [`ErrorRecord`]), and remembers what the event leaves for the next one.
@@ -228,6 +233,11 @@ fn note_record(
             if let Some(record) = latest.as_mut() {
                 record.after.count(writer(), lines);
                 record.child_ended |= is_child_process_end(message);
+                // Too far to announce anything: forgotten, so that later
+                // lines do not each ask for their writer.
+                if record.after.lines_since > ANNOUNCEMENT_GAP {
+                    *latest = None;
+                }
             }
         }
     }
@@ -399,7 +409,7 @@ impl<'r> Engine<'r> {
         // writer (`Exception occurred during processing of request from …`)
         // announces it, though the two were not grouped into one event.
         let announced_apart = event.kind == EventKind::Traceback
-            && self.announcement.as_ref().is_some_and(|a| a.within(key, 1));
+            && self.announcement.as_ref().is_some_and(|a| a.within(key, HARMLESS_ANNOUNCEMENT_GAP));
         if let Some(announcement) = self.announcement.as_mut() {
             announcement.count(key, event.lines.len());
         }
@@ -588,6 +598,11 @@ impl<'r> Engine<'r> {
         note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
         if let Some(announcement) = self.announcement.as_mut() {
             announcement.count(writing.writer.key(), 1);
+            // Too far to announce the traceback: forgotten, so that later
+            // lines do not each ask for their writer.
+            if announcement.lines_since > HARMLESS_ANNOUNCEMENT_GAP {
+                self.announcement = None;
+            }
         }
         let line = (number, text);
         note_record(&mut self.error_record, record.level, record.message, line, 1, || writing.writer.key());

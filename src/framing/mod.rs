@@ -154,28 +154,6 @@ crate::named_enum! {
     }
 }
 
-/// What carries a program's lines without being the program's own (see
-/// [`Record::is_carried_text`]).
-const CARRIERS: FormatSet = FormatSet::of_all(&[
-    Format::JournalShort,
-    Format::JournalShortPrecise,
-    Format::JournalShortIso,
-    Format::JournalShortIsoPrecise,
-    Format::JournalShortFull,
-    Format::JournalShortMonotonic,
-    Format::JournalShortUnix,
-    Format::Syslog,
-    Format::ContainerTimestamp,
-    Format::CollectorTimestamp,
-    Format::Compose,
-    Format::KubectlPrefix,
-    Format::JournalJson,
-    Format::JournalExport,
-    Format::JournalVerbose,
-    Format::DockerJson,
-    Format::LokiJson,
-]);
-
 /// Carriers that name the writing process by its pid: the journal, in
 /// every mode, and syslog.
 pub const PID_CARRIERS: FormatSet = FormatSet::of_all(&[
@@ -191,6 +169,18 @@ pub const PID_CARRIERS: FormatSet = FormatSet::of_all(&[
     Format::JournalExport,
     Format::JournalVerbose,
 ]);
+
+/// What carries a program's lines without being the program's own (see
+/// [`Record::is_carried_text`]): the carriers that name a pid, and those
+/// of containers, pods and log stores.
+const CARRIERS: FormatSet = PID_CARRIERS.with(FormatSet::of_all(&[
+    Format::ContainerTimestamp,
+    Format::CollectorTimestamp,
+    Format::Compose,
+    Format::KubectlPrefix,
+    Format::DockerJson,
+    Format::LokiJson,
+]));
 
 /// A set of [`Format`]s, as a bit set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -212,6 +202,11 @@ impl FormatSet {
             i += 1;
         }
         FormatSet(bits)
+    }
+
+    /// This set and every format of `other`.
+    pub const fn with(self, other: FormatSet) -> Self {
+        FormatSet(self.0 | other.0)
     }
 
     /// Adds one format.
