@@ -7,7 +7,7 @@
 use std::io::{self, BufRead};
 
 use crate::engine::Engine;
-use crate::events::Event;
+use crate::events::{Event, LineAt};
 use crate::framing::Record;
 use crate::pipeline::{read_parts, EventSink, Framing, Spares};
 
@@ -81,13 +81,13 @@ impl EventSink for Judging<'_, '_> {
         Ok(())
     }
 
-    fn take_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) -> io::Result<()> {
+    fn take_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) -> io::Result<()> {
         match self.records {
-            Records::WithoutEvents => self.engine.feed_record(number, offset, text, record),
+            Records::WithoutEvents => self.engine.feed_record(at, text, record),
             #[cfg(test)]
             Records::AsEvents => {
                 let mut event = self.spare().unwrap_or_else(Event::empty);
-                event.set_record(number, offset, text, record);
+                event.set_record(at, text, record);
                 return self.take(event);
             }
         }

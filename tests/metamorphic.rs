@@ -181,6 +181,8 @@ enum Placement {
     Same,
     /// Newest first: the last line first.
     Reversed,
+    /// Over the lines of its entry, as the map beside the text says.
+    Spread,
 }
 
 /// Whether program `n` is tried under transform `t` of `of`: `share` of
@@ -196,7 +198,7 @@ fn tried(n: usize, t: usize, share: usize, of: usize) -> bool {
 fn changed_when_wrapped(
     placement: Placement,
     tried: impl Fn(usize) -> bool,
-    wrapped: impl Fn(usize, &[&str]) -> String,
+    wrapped: impl Fn(usize, &[&str]) -> (String, Vec<u64>),
 ) -> Vec<String> {
     let mut changed = Vec::new();
     for (n, program) in programs().iter().enumerate().filter(|(n, _)| tried(*n)) {
@@ -205,18 +207,19 @@ fn changed_when_wrapped(
         if matches!(placement, Placement::Reversed) && lines.len() < 3 {
             continue;
         }
-        let text = wrapped(n, &lines);
+        let (text, program_line_of) = wrapped(n, &lines);
         let (verdict, category, evidence) = placed_outcome(&diagnose(text.as_bytes()));
         let (plain_verdict, plain_category, plain_evidence) = &program.plain;
         // The decisive line is still shown as evidence (a transport's pid
         // may tell writers apart differently, and with them which of two
         // lines that tell the same leads).
         let shown = |&(line, _): &(u64, String)| {
-            let wrapped = match placement {
-                Placement::Same => line,
-                Placement::Reversed => lines.len() as u64 + 1 - line,
+            let program_line = |wrapped: u64| match placement {
+                Placement::Same => wrapped,
+                Placement::Reversed => (lines.len() as u64 + 1).saturating_sub(wrapped),
+                Placement::Spread => program_line_of.get(wrapped as usize - 1).copied().unwrap_or(0),
             };
-            evidence.iter().any(|(wrapped_line, _)| *wrapped_line == wrapped)
+            evidence.iter().any(|(wrapped, _)| program_line(*wrapped) == line)
         };
         let same_line =
             plain_evidence.first().is_none_or(shown) && evidence.is_empty() == plain_evidence.is_empty();
@@ -238,18 +241,16 @@ fn container_and_kubectl_prefixes_change_no_diagnosis() {
     let mut changed = Vec::new();
     for (t, prefix) in PREFIXES.into_iter().enumerate() {
         let tried = |n| tried(n, t, 2, PREFIXES.len());
-        let found = changed_when_wrapped(Placement::Same, tried, |_, lines| wrappers::wrap(lines, prefix));
+        let found = changed_when_wrapped(Placement::Same, tried, |_, lines| {
+            (wrappers::wrap(lines, prefix), Vec::new())
+        });
         changed.extend(found.into_iter().map(|c| format!("{prefix:?}: {c}")));
     }
     assert_unchanged(changed);
 }
 
 /// The journal modes that print an entry's lines one each: oldest first,
-/// and (the last three) newest first with `-r`. The modes that spread an
-/// entry over several lines (`export`, `verbose`, `json-pretty`) are not
-/// among them: the judge's nearness rules (an error a few lines after a
-/// death tells its reason) count lines of the file, and there a line of
-/// the program is a dozen.
+/// and (the last three) newest first with `-r`.
 const JOURNAL_MODES: [(&str, Placement); 10] = [
     ("short", Placement::Same),
     ("short-precise", Placement::Same),
@@ -280,7 +281,42 @@ fn a_real_journal_in_every_mode_changes_no_diagnosis() {
         }
         let parts = journal.rendered(&args);
         let tried = |n| tried(n, t, 3, JOURNAL_MODES.len());
-        let found = changed_when_wrapped(placement, tried, |n, _| parts[n].clone());
+        let found = changed_when_wrapped(placement, tried, |n, _| (parts[n].clone(), Vec::new()));
+        changed.extend(found.into_iter().map(|c| format!("{}: {c}", args.join(" "))));
+    }
+    assert_unchanged(changed);
+}
+
+/// The journal modes that spread an entry over lines of its fields,
+/// oldest and newest first: a line of the program is a dozen lines of
+/// the file, and the judge's nearness (an error a few lines after a
+/// death tells its reason) counts the program's lines, so nothing
+/// changes.
+const SPREAD_MODES: [(&str, bool); 6] = [
+    ("export", false),
+    ("verbose", false),
+    ("json-pretty", false),
+    ("export", true),
+    ("verbose", true),
+    ("json-pretty", true),
+];
+
+#[test]
+fn a_real_journal_spread_over_fields_changes_no_diagnosis() {
+    if crate::journal::tools().is_none() {
+        return;
+    }
+    let logs: Vec<Vec<&str>> = programs().iter().map(|p| wrappers::program_lines(&p.text)).collect();
+    let journal = Journal::of(&logs);
+    let mut changed = Vec::new();
+    for (t, (mode, newest_first)) in SPREAD_MODES.into_iter().enumerate() {
+        let mut args = vec!["-o", mode, "--all"];
+        if newest_first {
+            args.push("-r");
+        }
+        let parts = journal.rendered_spread(&args);
+        let tried = |n| tried(n, t, 1, SPREAD_MODES.len());
+        let found = changed_when_wrapped(Placement::Spread, tried, |n, _| parts[n].clone());
         changed.extend(found.into_iter().map(|c| format!("{}: {c}", args.join(" "))));
     }
     assert_unchanged(changed);

@@ -104,6 +104,35 @@ impl Journal {
         split_by_writer(&self.rendered_whole(args), self.writers)
     }
 
+    /// Each writer's entries as `journalctl` with `args` prints them in a
+    /// mode that spreads an entry over lines of fields (`export`,
+    /// `verbose`, `json-pretty`; `args[1]`), with, for each line of a
+    /// writer's part, the number of the program's line its entry holds.
+    pub fn rendered_spread(&self, args: &[&str]) -> Vec<(String, Vec<u64>)> {
+        let whole = self.rendered_whole(args);
+        let mut parts = vec![(String::new(), Vec::new()); self.writers];
+        let mut entries_of = vec![0u64; self.writers];
+        let writer = regex::Regex::new(r#"SYSLOG_IDENTIFIER"?\s*[=:]\s*"?fx(\d{4})"#).unwrap();
+        for entry in spread_entries(&whole, args[1]) {
+            let n = writer.captures(&entry).and_then(|caps| caps[1].parse::<usize>().ok());
+            if let Some(n) = n.filter(|&n| n < self.writers) {
+                entries_of[n] += 1;
+                let (text, lines) = &mut parts[n];
+                for line in entry.split_inclusive('\n') {
+                    text.push_str(line);
+                    lines.push(entries_of[n]);
+                }
+            }
+        }
+        // Newest first, the last entry holds the first line.
+        if args.contains(&"-r") {
+            for ((_, lines), entries) in parts.iter_mut().zip(entries_of) {
+                lines.iter_mut().for_each(|line| *line = entries + 1 - *line);
+            }
+        }
+        parts
+    }
+
     /// What `journalctl` with `args` prints.
     pub fn rendered_whole(&self, args: &[&str]) -> String {
         let into = self.dir.path().join(format!("rendered{}", args.join("")));
@@ -133,6 +162,27 @@ fn split_by_writer(text: &str, writers: usize) -> Vec<String> {
         }
     }
     parts
+}
+
+/// The entries of `mode`'s output, each with its lines: export's end at
+/// a blank line, verbose's start at a line that is not indented,
+/// json-pretty's at a line that is `{`.
+fn spread_entries(text: &str, mode: &str) -> Vec<String> {
+    let mut entries: Vec<String> = Vec::new();
+    let mut ended = true;
+    for line in text.split_inclusive('\n') {
+        let starts = match mode {
+            "export" => ended,
+            "verbose" => !line.starts_with([' ', '\t']),
+            _ => line.trim_end() == "{",
+        };
+        if starts || entries.is_empty() {
+            entries.push(String::new());
+        }
+        entries.last_mut().unwrap().push_str(line);
+        ended = line == "\n";
+    }
+    entries
 }
 
 /// Whether a fixture is a program's own output: no transport or wrapper

@@ -664,7 +664,7 @@ fn choose_root<'a>(
     let told_how = |s: &Finding, o: &&Finding| {
         fate(o)
             && o.line > s.line
-            && o.line <= s.event_last + RETOLD_LINES
+            && o.ordinal <= s.event_last_ordinal + RETOLD_LINES
             && o.category.is_some_and(|c| c != Category::Unknown)
     };
     let stand_in = stand_in.map(|s| match s.category {
@@ -688,8 +688,9 @@ fn choose_root<'a>(
     // Frames with no exception line, right before a line that names an
     // error: the paste split one traceback, and that line is decisive.
     let split_off = |f: &Failure| {
-        let next = |line: u64| line > f.last_line && line <= f.last_line + SPLIT_LINES;
-        f.headless && (active.iter().any(|a| next(a.line)) || failures.iter().any(|o| next(o.first_line)))
+        let next = |ordinal: u64| ordinal > f.last_ordinal && ordinal <= f.last_ordinal + SPLIT_LINES;
+        f.headless
+            && (active.iter().any(|a| next(a.ordinal)) || failures.iter().any(|o| next(o.first_ordinal)))
     };
     // A traceback whose own lines hold the stop (an uncaught
     // KeyboardInterrupt) is the stop, not a failure before it.
@@ -766,7 +767,8 @@ const NEAR_LINES: u64 = 32;
 fn just_before(source: usize, run: &RunState, stand_in: &Finding, record: &KillRecord<'_>) -> bool {
     let same_source = record.source == source;
     let orphan = !record.claimed || record.finding.pid.is_none_or(|p| !record.run.pids.contains(&p));
-    let before = record.finding.line < stand_in.line && stand_in.line - record.finding.line <= NEAR_LINES;
+    let before = record.finding.line < stand_in.line
+        && stand_in.ordinal.saturating_sub(record.finding.ordinal) <= NEAR_LINES;
     same_source && orphan && before && run.pids.is_empty() && stand_in.pid.is_none()
 }
 

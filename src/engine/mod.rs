@@ -24,7 +24,7 @@ mod run;
 mod subject;
 mod units;
 
-use crate::events::{Event, EventKind, EventLine, LineRole};
+use crate::events::{Event, EventKind, EventLine, LineAt, LineRole};
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
 use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet, Stage};
 use crate::vitals::{self, args, progress};
@@ -385,6 +385,7 @@ impl<'r> Engine<'r> {
         let opening = &event.lines[0];
         let writing = Writing {
             first,
+            first_ordinal: event.first_ordinal(),
             last: event.last_line(),
             subject: subject::subject_of(event),
             identifier: event.identifier(),
@@ -400,7 +401,7 @@ impl<'r> Engine<'r> {
             record: event.kind == EventKind::Record,
             interrupted: opening.formats.contains(Format::TerminalInterrupt),
         };
-        let line_of = |m: &LineMatch| (event.lines[m.line].number, event.lines[m.line].text.as_str());
+        let line_of = |m: &LineMatch| (event.lines[m.line].at(), event.lines[m.line].text.as_str());
         let run = note_writing(rules, source, index, matches, &writing, line_of);
         let announcing = matches.iter().any(|m| rules.rule(m.rule).announces);
         let key = writing.writer.key();
@@ -543,7 +544,8 @@ impl<'r> Engine<'r> {
     /// marks at most progress is judged here without making an event
     /// (most lines of a serving log), any other as [`Engine::feed`] judges
     /// the event the grouper makes of it.
-    pub fn feed_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
+    pub fn feed_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) {
+        let number = at.number;
         let rules = self.rules;
         let by_writer = record.unit.is_none()
             && units::routes_by_writer(record.identifier)
@@ -566,7 +568,7 @@ impl<'r> Engine<'r> {
         }
         let Some(index) = routed else {
             let mut event = self.record_event.take().unwrap_or_else(Event::empty);
-            event.set_record(number, offset, text, record);
+            event.set_record(at, text, record);
             self.feed(&event);
             self.record_event = Some(event);
             return;
@@ -574,6 +576,7 @@ impl<'r> Engine<'r> {
         let source = self.sources.last_mut().expect("a record was routed");
         let writing = Writing {
             first: number,
+            first_ordinal: at.ordinal,
             last: number,
             subject: None,
             identifier: record.identifier,
@@ -595,7 +598,7 @@ impl<'r> Engine<'r> {
             record: true,
             interrupted: record.formats.contains(Format::TerminalInterrupt),
         };
-        note_writing(rules, source, index, &self.matches, &writing, |_| (number, text));
+        note_writing(rules, source, index, &self.matches, &writing, |_| (at, text));
         if let Some(announcement) = self.announcement.as_mut() {
             announcement.count(writing.writer.key(), 1);
             // Too far to announce the traceback: forgotten, so that later
@@ -658,6 +661,8 @@ fn is_ready(unit: &units::UnitRuns, launch_after: Option<u64>, first: u64) -> bo
 struct Writing<'a> {
     /// The number of the opening line.
     first: u64,
+    /// Its ordinal among the lines the program wrote ([`LineAt::ordinal`]).
+    first_ordinal: u64,
     last: u64,
     /// What the event is about, when systemd wrote it.
     subject: Option<subject::Subject>,
@@ -701,7 +706,7 @@ fn note_writing<'s, 'w>(
     index: usize,
     matches: &[LineMatch],
     writing: &Writing<'w>,
-    line_of: impl Fn(&LineMatch) -> (u64, &'w str),
+    line_of: impl Fn(&LineMatch) -> (LineAt, &'w str),
 ) -> &'s mut RunState {
     let unit = &source.units.list[index];
     let launch_after = source.launch_after;
@@ -767,7 +772,8 @@ fn note_writing<'s, 'w>(
     // The operator pressed Ctrl-C where the program writes: an orderly
     // stop, whatever the line says.
     if writing.interrupted {
-        run.add_marker(MarkerKind::Stop, (writing.first, writing.text), Stage::Launch, None);
+        let at = LineAt { number: writing.first, offset: 0, ordinal: writing.first_ordinal };
+        run.add_marker(MarkerKind::Stop, (at, writing.text), Stage::Launch, None);
     }
     let own_markers = subject.as_ref().is_none_or(|s| run.concerns(s));
     let mut progress = false;
@@ -862,11 +868,13 @@ fn finding(
         role: m.role,
         category: m.category,
         line: line.number,
+        ordinal: line.ordinal,
         text: evidence[0].text.clone(),
         cut: evidence[0].cut,
         message_at: line.message_span.0,
         key: run::message_hash(line.message()),
         event_last: event.last_line(),
+        event_last_ordinal: event.last_ordinal(),
         title: run::excerpt(&rule.render_title(&m.captures)).0,
         evidence,
         pid,
@@ -976,6 +984,8 @@ fn failure_of(
         evidence,
         first_line: event.first_line(),
         last_line: event.last_line(),
+        first_ordinal: event.first_ordinal(),
+        last_ordinal: event.last_ordinal(),
         writer,
         outlived: None,
         // A traceback that reached the program's top level was printed by

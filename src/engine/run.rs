@@ -4,6 +4,7 @@
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::fingerprint;
 use super::subject::Subject;
+use crate::events::LineAt;
 use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
@@ -65,6 +66,9 @@ pub struct Finding {
     pub category: Option<Category>,
     /// The decisive line.
     pub line: u64,
+    /// Its ordinal among the lines the program wrote ([`LineAt::ordinal`]):
+    /// how near it is to others is measured in these.
+    pub ordinal: u64,
     /// The decisive line's text, or its start ([`excerpt`]).
     pub text: String,
     /// Bytes of the decisive line left out of `text`.
@@ -77,6 +81,8 @@ pub struct Finding {
     pub key: u64,
     /// Last line of the event it was found in.
     pub event_last: u64,
+    /// That line's ordinal.
+    pub event_last_ordinal: u64,
     /// Rendered title.
     pub title: String,
     /// Lines that support it (the decisive line first).
@@ -127,6 +133,9 @@ pub struct Failure {
     pub first_line: u64,
     /// Last line of the event.
     pub last_line: u64,
+    /// The ordinals of its first and last lines ([`LineAt::ordinal`]).
+    pub first_ordinal: u64,
+    pub last_ordinal: u64,
     /// Who wrote it ([`Writer::key`]); `None` for the kernel or a service
     /// manager, whose going on says nothing of the failed process.
     pub writer: Option<u64>,
@@ -264,6 +273,8 @@ pub struct RunState {
     /// Last line that recorded a death (an exit marker or a terminal
     /// finding).
     pub last_terminal: Option<u64>,
+    /// Its ordinal ([`LineAt::ordinal`]).
+    pub last_terminal_ordinal: Option<u64>,
     /// First death line after the last progress marker: what ended the run
     /// after it last made progress (liveness needs it).
     pub terminal_after_progress: Option<u64>,
@@ -322,6 +333,7 @@ impl RunState {
             last_plain_progress: None,
             stop_line: None,
             last_terminal: None,
+            last_terminal_ordinal: None,
             terminal_after_progress: None,
             phase: None,
             findings: Vec::new(),
@@ -399,10 +411,11 @@ impl RunState {
     pub fn add_marker(
         &mut self,
         kind: MarkerKind,
-        (number, text): (u64, &str),
+        (at, text): (LineAt, &str),
         stage: Stage,
         phase: Option<&str>,
     ) {
+        let number = at.number;
         self.substantive = true;
         let mut phase = phase;
         match kind {
@@ -420,7 +433,7 @@ impl RunState {
             MarkerKind::Stop => {
                 self.stop_line.get_or_insert(number);
             }
-            MarkerKind::Exit => self.note_terminal(number),
+            MarkerKind::Exit => self.note_terminal(at),
         }
         let phase = match phase {
             Some(SERVING) if self.ready.is_none() => Some(LISTENING),
@@ -475,9 +488,12 @@ impl RunState {
         self.terminal_after_progress = None;
     }
 
-    fn note_terminal(&mut self, line: u64) {
+    fn note_terminal(&mut self, at: LineAt) {
+        let line = at.number;
         self.ended = true;
         self.last_terminal = Some(self.last_terminal.map_or(line, |t| t.max(line)));
+        self.last_terminal_ordinal =
+            Some(self.last_terminal_ordinal.map_or(at.ordinal, |t| t.max(at.ordinal)));
         if self.last_progress.is_none_or(|p| line > p) && self.terminal_after_progress.is_none() {
             self.terminal_after_progress = Some(line);
         }
@@ -489,7 +505,7 @@ impl RunState {
     pub fn add_finding(&mut self, finding: Finding, terminal: bool) {
         self.substantive |= !finding.summary;
         if terminal {
-            self.note_terminal(finding.line);
+            self.note_terminal(LineAt { number: finding.line, offset: 0, ordinal: finding.ordinal });
         }
         // A repeat after progress, or after its writer went on, is a new
         // occurrence.
@@ -544,10 +560,11 @@ impl RunState {
         // The reason for a death told just after it (llama.cpp's
         // asynchronous logger prints `CUDA error: …` after ggml's abort
         // line): the death's telling, not an error anyone outlived.
-        let told_after_death =
-            |first: u64| self.last_terminal.is_some_and(|t| t < first && first <= t + TOLD_AFTER_DEATH);
+        let told_after_death = |first: u64| {
+            self.last_terminal_ordinal.is_some_and(|t| t < first && first <= t + TOLD_AFTER_DEATH)
+        };
         for finding in self.findings.iter_mut().filter(|f| f.outlived.is_none() && f.writer == Some(writer)) {
-            if died_after(finding.event_last) || told_after_death(finding.line) {
+            if died_after(finding.event_last) || told_after_death(finding.ordinal) {
                 finding.writer = None;
             } else if finding.event_last < line {
                 finding.outlived = Some(line);

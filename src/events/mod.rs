@@ -59,11 +59,37 @@ pub enum LineRole {
     Blank,
 }
 
+/// Where a record is: its line in the source, the line's byte offset,
+/// and its ordinal among the lines the program wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineAt {
+    /// 1-based line number in the source.
+    pub number: u64,
+    /// Byte offset of the line in the source.
+    pub offset: u64,
+    /// The line's ordinal among the lines the program wrote: its number,
+    /// except after a journal dump that spreads an entry over lines of
+    /// fields (`export`, `verbose`, `json-pretty`), where each line of a
+    /// message counts one. Nearness ("an error a few lines after a
+    /// death") is measured in ordinals, so it is the same whatever the
+    /// journal's mode.
+    pub ordinal: u64,
+}
+
+impl LineAt {
+    /// Line `number` at byte `offset`, its ordinal its number.
+    pub fn line(number: u64, offset: u64) -> Self {
+        LineAt { number, offset, ordinal: number }
+    }
+}
+
 /// One line of an event, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventLine {
     /// 1-based line number in the source.
     pub number: u64,
+    /// Its ordinal among the lines the program wrote ([`LineAt::ordinal`]).
+    pub ordinal: u64,
     /// Byte offset of the line in the source.
     pub offset: u64,
     /// The whole line, as the user reads it.
@@ -79,6 +105,11 @@ pub struct EventLine {
 }
 
 impl EventLine {
+    /// Where the line is.
+    pub fn at(&self) -> LineAt {
+        LineAt { number: self.number, offset: self.offset, ordinal: self.ordinal }
+    }
+
     /// The message part of the line (prefixes removed).
     pub fn message(&self) -> &str {
         let (start, end) = self.message_span;
@@ -110,6 +141,16 @@ impl Event {
     /// Line number of the last line.
     pub fn last_line(&self) -> u64 {
         self.lines.last().map_or(0, |l| l.number)
+    }
+
+    /// Ordinal of the first line ([`LineAt::ordinal`]).
+    pub fn first_ordinal(&self) -> u64 {
+        self.lines.first().map_or(0, |l| l.ordinal)
+    }
+
+    /// Ordinal of the last line.
+    pub fn last_ordinal(&self) -> u64 {
+        self.lines.last().map_or(0, |l| l.ordinal)
     }
 
     /// The exception lines of a traceback, first (root) block first.
@@ -198,27 +239,20 @@ impl Grouper {
     /// Adds one record of line `number` (at byte `offset`, full text `text`).
     pub fn push(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
         let kind = traceback::classify(record.message, Place::Outside);
-        self.push_classified(number, offset, text, record, kind);
+        self.push_classified(LineAt::line(number, offset), text, record, kind);
     }
 
     /// Like [`Grouper::push`], with the record's message already
     /// classified (`traceback::classify(message, Place::Outside)`, which another
     /// thread may have done).
-    pub fn push_classified(
-        &mut self,
-        number: u64,
-        offset: u64,
-        text: &str,
-        record: &Record<'_>,
-        kind: LineKind,
-    ) {
-        self.lines_seen = number;
+    pub fn push_classified(&mut self, at: LineAt, text: &str, record: &Record<'_>, kind: LineKind) {
+        self.lines_seen = at.ordinal;
         if let Some(sep) = record.separator {
             self.close_all();
             self.insert_closed(Box::new(Event {
                 kind: EventKind::Separator(sep),
                 stream: Stream::default(),
-                lines: vec![owned_line(number, offset, text, record, LineRole::Text)],
+                lines: vec![owned_line(at, text, record, LineRole::Text)],
                 cut_by_end: false,
                 missing_exception: false,
             }));
@@ -251,8 +285,8 @@ impl Grouper {
                     open.event.kind = EventKind::FaultDump;
                 }
                 open.state = state;
-                open.last_touched = number;
-                open.event.lines.push(owned_line(number, offset, text, record, role));
+                open.last_touched = at.ordinal;
+                open.event.lines.push(owned_line(at, text, record, role));
                 if open.event.lines.len() >= MAX_EVENT_LINES {
                     let done = self.open.swap_remove(i);
                     self.finish_open(done, false);
@@ -261,15 +295,15 @@ impl Grouper {
             }
             // The stream's next record: its event takes the open one's
             // place (most lines go this way).
-            let (event, state) = self.new_event(number, offset, text, record, kind);
+            let (event, state) = self.new_event(at, text, record, kind);
             let open = &mut self.open[i];
             let done = std::mem::replace(&mut open.event, event);
             let done_state = std::mem::replace(&mut open.state, state);
             set_origin(&mut open.origin, record.origin);
-            open.last_touched = number;
+            open.last_touched = at.ordinal;
             self.finish_event(done, done_state, false);
         } else {
-            self.start(key, number, offset, text, record, kind);
+            self.start(key, at, text, record, kind);
         }
         self.close_idle();
     }
@@ -365,14 +399,14 @@ impl Grouper {
     }
 
     /// Opens an event for a stream that has none open.
-    fn start(&mut self, key: u64, number: u64, offset: u64, text: &str, record: &Record<'_>, kind: LineKind) {
+    fn start(&mut self, key: u64, at: LineAt, text: &str, record: &Record<'_>, kind: LineKind) {
         if self.open.len() >= MAX_OPEN_STREAMS {
             let oldest = (0..self.open.len()).min_by_key(|&i| self.open[i].last_touched).unwrap_or(0);
             let done = self.open.swap_remove(oldest);
             self.finish_open(done, false);
         }
-        let (event, state) = self.new_event(number, offset, text, record, kind);
-        self.open.push(Open { key, event, state, origin: None, last_touched: number });
+        let (event, state) = self.new_event(at, text, record, kind);
+        self.open.push(Open { key, event, state, origin: None, last_touched: at.ordinal });
         if let Some(open) = self.open.last_mut() {
             set_origin(&mut open.origin, record.origin);
         }
@@ -382,8 +416,7 @@ impl Grouper {
     /// buffers), and the state it opens in.
     fn new_event(
         &mut self,
-        number: u64,
-        offset: u64,
+        at: LineAt,
         text: &str,
         record: &Record<'_>,
         kind: LineKind,
@@ -407,7 +440,7 @@ impl Grouper {
             },
         };
         let mut event = self.spare.pop().unwrap_or_else(Event::empty);
-        event.open(event_kind, number, offset, text, record, role);
+        event.open(event_kind, at, text, record, role);
         (event, state)
     }
 
@@ -500,25 +533,17 @@ impl Event {
     /// Makes this event the one-line record `record` of line `number`
     /// (at byte `offset`, full text `text`), as the grouper would make it
     /// from a record that [`opens_record`]; its buffers are reused.
-    pub fn set_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) {
-        self.open(EventKind::Record, number, offset, text, record, LineRole::Text);
+    pub fn set_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) {
+        self.open(EventKind::Record, at, text, record, LineRole::Text);
     }
 
     /// Makes this event one of `kind` whose first line is `record` in
     /// `role`, reusing its buffers.
-    fn open(
-        &mut self,
-        kind: EventKind,
-        number: u64,
-        offset: u64,
-        text: &str,
-        record: &Record<'_>,
-        role: LineRole,
-    ) {
+    fn open(&mut self, kind: EventKind, at: LineAt, text: &str, record: &Record<'_>, role: LineRole) {
         self.stream.fill(record, text);
         let buffer = self.lines.first_mut().map(|l| std::mem::take(&mut l.text)).unwrap_or_default();
         self.lines.clear();
-        self.lines.push(line_into(buffer, number, offset, text, record, role));
+        self.lines.push(line_into(buffer, at, text, record, role));
         self.kind = kind;
         self.cut_by_end = false;
         self.missing_exception = role != LineRole::Exception && kind == EventKind::Traceback;
@@ -732,8 +757,8 @@ fn panic_continuation(message: &str) -> Option<LineRole> {
     }
 }
 
-fn owned_line(number: u64, offset: u64, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
-    line_into(String::new(), number, offset, text, record, role)
+fn owned_line(at: LineAt, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
+    line_into(String::new(), at, text, record, role)
 }
 
 /// Sets an open event's origin, reusing its buffer.
@@ -749,14 +774,7 @@ fn set_origin(slot: &mut Option<String>, origin: Option<&str>) {
 }
 
 /// An event line whose text is copied into `buffer`.
-fn line_into(
-    mut buffer: String,
-    number: u64,
-    offset: u64,
-    text: &str,
-    record: &Record<'_>,
-    role: LineRole,
-) -> EventLine {
+fn line_into(mut buffer: String, at: LineAt, text: &str, record: &Record<'_>, role: LineRole) -> EventLine {
     buffer.clear();
     buffer.push_str(text);
     let start = record.message_at as u32;
@@ -767,8 +785,9 @@ fn line_into(
         role
     };
     EventLine {
-        number,
-        offset,
+        number: at.number,
+        offset: at.offset,
+        ordinal: at.ordinal,
         text: buffer,
         message_span: (start, end),
         role,

@@ -29,7 +29,7 @@ mod structured;
 use std::io::{self, BufRead};
 
 use crate::events::traceback::{classify, Place};
-use crate::events::{self, Event, Grouper, LineKind};
+use crate::events::{self, Event, Grouper, LineAt, LineKind};
 use crate::framing::journal::layout::{self, Shape};
 use crate::framing::journal::{JournalEntry, JournalFields};
 use crate::framing::json_line::{self, JsonLine, JsonRecord};
@@ -140,6 +140,7 @@ impl<'f> Session<'f> {
                 blobs: 0,
                 outside_entries: 0,
                 after_event_stream: false,
+                ordinals: Ordinals::default(),
             },
             last_line: 0,
             shape_changes: Vec::new(),
@@ -561,6 +562,37 @@ struct Feeder<'f> {
     outside_entries: u64,
     /// The last line was a `json-sse` event (`data: {…}`).
     after_event_stream: bool,
+    /// The places of the lines pushed ([`LineAt::ordinal`]).
+    ordinals: Ordinals,
+}
+
+/// Gives each line pushed its ordinal among the lines the program wrote:
+/// a line of text counts as its number, shifted by what the entries
+/// before it took less (or more) than their lines; each line of an
+/// entry's message counts one after the last.
+#[derive(Debug, Default)]
+struct Ordinals {
+    last: u64,
+    /// What a text line's number is shifted by.
+    shift: i64,
+    /// The last line pushed was an entry's.
+    after_entries: bool,
+}
+
+impl Ordinals {
+    fn text(&mut self, number: u64, offset: u64) -> LineAt {
+        if std::mem::take(&mut self.after_entries) {
+            self.shift = (self.last + 1) as i64 - number as i64;
+        }
+        self.last = number.saturating_add_signed(self.shift);
+        LineAt { number, offset, ordinal: self.last }
+    }
+
+    fn entry(&mut self, number: u64, offset: u64) -> LineAt {
+        self.after_entries = true;
+        self.last += 1;
+        LineAt { number, offset, ordinal: self.last }
+    }
 }
 
 /// An entry held until the rest of it comes.
@@ -640,26 +672,45 @@ impl Feeder<'_> {
         text: &str,
         record: &Record<'_>,
     ) -> io::Result<()> {
-        self.grouper.pass_record(number, record);
+        let at = self.ordinals.text(number, offset);
+        self.grouper.pass_record(at.ordinal, record);
         while let Some(event) = self.grouper.pop() {
             self.sink.take(event)?;
         }
-        self.sink.take_record(number, offset, text, record)
+        self.sink.take_record(at, text, record)
     }
 
+    /// Pushes a line of text.
     fn push(&mut self, number: u64, offset: u64, text: &str, framed: &Framed<'_>) -> io::Result<()> {
+        let at = self.ordinals.text(number, offset);
+        self.push_at(at, text, framed)
+    }
+
+    fn push_at(&mut self, at: LineAt, text: &str, framed: &Framed<'_>) -> io::Result<()> {
         let kinds = framer::Kinds {
             first: classify(framed.first.message, Place::Outside),
             embedded: framed.embedded.as_ref().map(|r| classify(r.message, Place::Outside)),
             whole: false,
         };
-        self.push_classified(number, offset, text, framed, kinds)
+        self.push_classified_at(at, text, framed, kinds)
     }
 
+    /// Pushes a line of text whose records' classes are known.
     fn push_classified(
         &mut self,
         number: u64,
         offset: u64,
+        text: &str,
+        framed: &Framed<'_>,
+        kinds: framer::Kinds,
+    ) -> io::Result<()> {
+        let at = self.ordinals.text(number, offset);
+        self.push_classified_at(at, text, framed, kinds)
+    }
+
+    fn push_classified_at(
+        &mut self,
+        at: LineAt,
         text: &str,
         framed: &Framed<'_>,
         kinds: framer::Kinds,
@@ -669,9 +720,9 @@ impl Feeder<'_> {
                 self.grouper.recycle(event);
             }
         }
-        self.grouper.push_classified(number, offset, text, &framed.first, kinds.first);
+        self.grouper.push_classified(at, text, &framed.first, kinds.first);
         if let (Some(inner), Some(kind)) = (&framed.embedded, kinds.embedded) {
-            self.grouper.push_classified(number, offset, text, inner, kind);
+            self.grouper.push_classified(at, text, inner, kind);
         }
         while let Some(event) = self.grouper.pop() {
             self.sink.take(event)?;
@@ -692,7 +743,8 @@ impl Feeder<'_> {
             if self.boot.as_ref().is_some_and(|b| b != boot) {
                 let text = format!("-- Boot {boot} --");
                 let record = Record { separator: Some(Separator::Boot), message: &text, ..Record::default() };
-                self.push(number, offset, &text, &Framed { first: record, embedded: None })?;
+                let at = self.ordinals.entry(number, offset);
+                self.push_at(at, &text, &Framed { first: record, embedded: None })?;
             }
             self.boot = Some(boot.clone());
         }
@@ -703,7 +755,8 @@ impl Feeder<'_> {
             let line = line.strip_suffix('\r').unwrap_or(line);
             let text = without_escapes(line);
             let framed = frame_message(&text, &entry.fields, format);
-            self.push(number, offset, &text, &framed)?;
+            let at = self.ordinals.entry(number, offset);
+            self.push_at(at, &text, &framed)?;
         }
         Ok(())
     }

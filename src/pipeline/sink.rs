@@ -5,7 +5,7 @@
 
 use std::io;
 
-use crate::events::Event;
+use crate::events::{Event, LineAt};
 use crate::framing::Record;
 
 /// Takes events in input order.
@@ -16,9 +16,9 @@ pub trait EventSink {
     /// Takes the next event when it is the one-line record `record` of
     /// line `number` (full text `text`): a sink that can judge such a
     /// line without an event (the engine) saves making one.
-    fn take_record(&mut self, number: u64, offset: u64, text: &str, record: &Record<'_>) -> io::Result<()> {
+    fn take_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) -> io::Result<()> {
         let mut event = self.spare().unwrap_or_else(Event::empty);
-        event.set_record(number, offset, text, record);
+        event.set_record(at, text, record);
         self.take(event)
     }
 
