@@ -151,12 +151,15 @@ fn export_field(export: &mut String, name: &str, value: &str) {
 /// its own into each writer's part (told by its identifier, `fxNNNN`).
 fn split_by_writer(text: &str, writers: usize) -> Vec<String> {
     let mut parts = vec![String::new(); writers];
-    // The writer as journalctl prints it: `fx0042[1042]:` in the short
-    // modes, `fx0042.service[1042]:` in with-unit, `"fx0042"` in JSON (a
-    // message may hold the letters too).
-    let tag = regex::Regex::new(r#"fx(\d{4})(?:\.service)?(?:\[|")"#).unwrap();
+    // The writer as journalctl prints it: `gpu-node-7 fx0042[1042]:` in
+    // the short modes, `fx0042.service[1042]:` in with-unit, the
+    // identifier's field in JSON (a message may hold the letters too:
+    // ROCm's `gfx1151"`).
+    let tag = regex::Regex::new(r#" gpu-node-7 fx(\d{4})(?:\.service)?\[|"SYSLOG_IDENTIFIER":"fx(\d{4})""#)
+        .unwrap();
     for line in text.split_inclusive('\n') {
-        let writer = tag.captures(line).and_then(|caps| caps[1].parse::<usize>().ok());
+        let writer =
+            tag.captures(line).and_then(|caps| caps.get(1).or(caps.get(2))?.as_str().parse::<usize>().ok());
         if let Some(n) = writer.filter(|&n| n < writers) {
             parts[n].push_str(line);
         }

@@ -1145,7 +1145,7 @@ fn announced_as_fatal(event: &Event) -> bool {
 }
 
 /// Words that call a failure fatal or say that what failed ends.
-const ENDING: [&str; 21] = [
+const ENDING: [&str; 22] = [
     "fatal",
     "failed to start",
     "failed to initialize",
@@ -1171,6 +1171,8 @@ const ENDING: [&str; 21] = [
     // scheduler then ends the server; the worker hands the error to the
     // engine core, which ends.
     "hit an exception",
+    // gunicorn's worker (`arbiter.py`, spawn_worker) logs this, then exits.
+    "exception in worker process",
 ];
 
 /// Do these words call a failure fatal, or say that what failed ends or

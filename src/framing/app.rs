@@ -27,6 +27,11 @@
 //! - DeepSpeed's logger: `[2023-04-07 13:09:33,220] [ERROR]
 //!   [launch.py:324:sigkill_handler] ` (time, level, file, line and
 //!   function, each in brackets);
+//! - gunicorn's: `[2025-12-06 10:47:28 +0000] [9] [ERROR] ` (time with
+//!   its zone, pid, level);
+//! - rich's console handler (`RichHandler`, immich and other Python
+//!   servers): `[12/06/25 10:47:23] ERROR    ` (the locale's date and
+//!   time, the level padded to eight);
 //! - TensorRT-LLM: its Python logger's `[06/21/2025-01:30:42] [TRT-LLM]
 //!   [RANK 0] [E] ` and its C++ logger's `[TensorRT-LLM][ERROR] `;
 //! - Go loggers' logfmt and logrus formats ([`super::go_log`]).
@@ -48,6 +53,8 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
         .or_else(|| python_dashed(line, pos, record))
         .or_else(|| python_bracketed(line, pos, record))
         .or_else(|| deepspeed(line, pos, record))
+        .or_else(|| gunicorn(line, pos, record))
+        .or_else(|| rich_console(line, pos, record))
         .or_else(|| super::go_log::parse(line, pos, record));
     let pos = match header_end {
         Some(end) => {
@@ -546,14 +553,20 @@ fn tensorrt_llm<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Optio
 
 /// Python logging's cookbook format: `2025-08-12 19:40:24,526 - app -
 /// ERROR - ` (`%(asctime)s - %(name)s - %(levelname)s - `), or without
-/// the logger's name.
+/// the logger's name; the stamp may be ISO 8601's, with a `T` and a zone
+/// (`2025-10-27T10:23:08+08:00`, `2025-10-27 10:23:04.709724+08:00`).
 fn python_dashed<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    if !(s.date() && s.byte(b' ') && s.clock(Fraction::Never)) {
+    if !(s.date() && (s.byte(b' ') || s.byte(b'T')) && s.clock(Fraction::Never)) {
         return None;
     }
     if s.byte(b',') || s.byte(b'.') {
         s.digits(1, 9)?;
+    }
+    if !s.byte(b'Z') && (s.byte(b'+') || s.byte(b'-')) {
+        s.digits(2, 2)?;
+        s.byte(b':');
+        s.digits(2, 2)?;
     }
     let stamp_end = s.pos;
     if !s.lit(" - ") {
@@ -627,6 +640,78 @@ fn padded_name_level<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> 
         return None;
     }
     record.level = Some(level);
+    record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// gunicorn's log format (`[%(asctime)s] [%(process)d] [%(levelname)s]
+/// `, its stamp `%Y-%m-%d %H:%M:%S %z`): `[2025-12-06 10:47:28 +0000] [9]
+/// [ERROR] `.
+fn gunicorn<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !(s.byte(b'[') && s.date() && s.byte(b' ') && s.clock(Fraction::Never) && s.byte(b' ')) {
+        return None;
+    }
+    if !(s.byte(b'+') || s.byte(b'-')) {
+        return None;
+    }
+    s.digits(4, 4)?;
+    let stamp_end = s.pos;
+    if !s.lit("] [") {
+        return None;
+    }
+    // The pid is not taken for the writer's: the arbiter reports its
+    // workers' deaths and starts new ones, and a worker killed is the
+    // server's failure, though the arbiter goes on.
+    s.digits(1, 10)?;
+    if !s.lit("] [") {
+        return None;
+    }
+    let at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[at..at + word])?;
+    if !s.lit("] ") {
+        return None;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos + 1..stamp_end]);
+    record.formats.insert(Format::PythonLogging);
+    Some(s.pos)
+}
+
+/// rich's console handler (`RichHandler`): the time in brackets as the
+/// locale writes it (`[12/06/25 10:47:23]`, `[10:47:23]`), then the level
+/// padded to eight: `[12/06/25 10:47:23] ERROR    `.
+fn rich_console<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+    let mut s = Scan::at(line, pos);
+    if !s.byte(b'[') {
+        return None;
+    }
+    // The date is the locale's, and may be left out.
+    let save = s;
+    let dated = s.digits(2, 2).is_some()
+        && s.byte(b'/')
+        && s.digits(2, 2).is_some()
+        && s.byte(b'/')
+        && s.digits(2, 4).is_some()
+        && s.byte(b' ');
+    if !dated {
+        s = save;
+    }
+    if !(s.clock(Fraction::Never) && s.lit("] ")) {
+        return None;
+    }
+    let stamp_end = s.pos - 2;
+    let at = s.pos;
+    let word = s.take_while(|b| b.is_ascii_uppercase());
+    let level = Level::parse(&line[at..at + word]).filter(|_| word >= 4)?;
+    // Padded to eight, then a space: `ERROR    `, `CRITICAL `.
+    let padding = s.spaces();
+    if padding == 0 || word + padding < 9 {
+        return None;
+    }
+    record.level = Some(level);
+    record.time.get_or_insert(&line[pos + 1..stamp_end]);
     record.formats.insert(Format::PythonLogging);
     Some(s.pos)
 }

@@ -404,7 +404,9 @@ fn frame_rest<'a>(line: &'a str, pos: usize, framed: &mut Framed<'a>) {
     let pos = wrapper::parse_process_tags(line, pos, record);
     let pos = app::parse(line, pos, record);
     record.message_at = pos;
-    record.message = without_ray_repeat(&line[pos..]);
+    // A carriage return a paste shows as `^M` ends no message.
+    let rest = &line[pos..];
+    record.message = without_ray_repeat(rest.strip_suffix("^M").unwrap_or(rest));
     if record.formats.contains(Format::Logfmt) {
         record.message = go_log::without_closing_quote(record.message);
     }

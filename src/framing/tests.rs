@@ -179,6 +179,22 @@ fn deepspeed_logger_prefix() {
 }
 
 #[test]
+fn a_pasted_colour_after_a_wrapper_is_stepped_over() {
+    // vllm-project/vllm-omni#3683 (2026-05): escape bytes lost in the paste.
+    let compose = first(
+        "sglang-1  | [0;36m(APIServer pid=561117)[0;0m ERROR 05-19 12:40:41 [api_server.py:999] Chat failed",
+    );
+    assert_eq!(
+        (compose.pid, compose.level, compose.message),
+        (Some(561117), Some(Level::Error), "Chat failed")
+    );
+    let caret = first("2026-05-25T20:10:00.505456789Z ^[[1;36m(EngineCore_DP0 pid=43065)^[[0;0m ERROR 01-04 04:31:09 [core.py:844] x");
+    assert_eq!((caret.pid, caret.message), (Some(43065), "x"));
+    // Text that only looks like one stays.
+    assert_eq!(first("sglang-1  | [5m] timeout").message, "[5m] timeout");
+}
+
+#[test]
 fn container_wrappers_stack() {
     let compose = first("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)");
     assert_eq!(compose.identifier, Some("sglang-1"));
@@ -380,6 +396,27 @@ fn python_loggings_cookbook_format_gives_the_level() {
     assert_eq!(info.message, "Model loaded");
     // A dash in the message is no header.
     assert_eq!(first("2025-01-01 10:00:00,417 - the server - started").level, None);
+    // gpustack/gpustack#3022 (2025-10): ISO 8601 stamps with a zone.
+    let critical = first("2025-10-27T10:23:08+08:00 - vox_box.cmd.start - CRITICAL - Faild to load model");
+    assert_eq!((critical.level, critical.message), (Some(Level::Critical), "Faild to load model"));
+    assert_eq!(critical.time, Some("2025-10-27T10:23:08+08:00"));
+    let info = first(
+        "2025-10-27 10:23:04.709724+08:00 - gpustack.worker.backends.base - INFO - Model files are ready.",
+    );
+    assert_eq!(info.level, Some(Level::Info));
+}
+
+#[test]
+fn gunicorns_and_richs_formats_give_the_level() {
+    // benoitc/gunicorn's default: time with its zone, pid, level.
+    let error = first("[2025-12-06 10:47:28 +0000] [9] [ERROR] Can't connect to ('::', 3003)");
+    assert_eq!((error.level, error.message), (Some(Level::Error), "Can't connect to ('::', 3003)"));
+    assert_eq!(error.time, Some("2025-12-06 10:47:28 +0000"));
+    // immich-app/immich#24413 (2025-12): rich's console handler.
+    let rich = first("[12/06/25 10:47:23] ERROR    connection to ('::', 3003) failed: [Errno 97]      ");
+    assert_eq!(rich.level, Some(Level::Error));
+    assert!(rich.message.starts_with("connection to"), "{rich:?}");
+    assert_eq!(first("[10:47:23] CRITICAL Faild to load").level, Some(Level::Critical));
 }
 
 #[test]

@@ -24,6 +24,7 @@ pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>
             .or_else(|| write_stamp(line, pos, record))
             .or_else(|| compose(line, pos, record))
             .or_else(|| kubectl_prefix(line, pos, record))
+            .or_else(|| pasted_colour(line, pos))
             .or_else(|| {
                 let interrupt = line[pos..].starts_with("^C");
                 if interrupt {
@@ -167,13 +168,35 @@ pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record
             .or_else(|| rank_tag(line, pos, record))
             .or_else(|| mpi_tag(line, pos, record))
             .or_else(|| nccl_tag(line, pos, record))
-            .or_else(|| pdsh_nccl_tag(line, pos, record));
+            .or_else(|| pdsh_nccl_tag(line, pos, record))
+            .or_else(|| pasted_colour(line, pos));
         match next {
             Some(p) => pos = p,
             None => break,
         }
     }
     pos
+}
+
+/// A colour code of a paste, after a wrapper's prefix or a process tag:
+/// its escape byte shown as `^[` (`^[[1;36m`) or lost (`[0;36m`, not
+/// `[5m]`). The line's start was cleaned before framing
+/// ([`crate::pipeline::without_escapes`]); here the code is stepped over.
+fn pasted_colour(line: &str, pos: usize) -> Option<usize> {
+    let bytes = line.as_bytes().get(pos..)?;
+    let code = bytes.strip_prefix(b"^[").unwrap_or(bytes);
+    let rest = code.strip_prefix(b"[")?;
+    let params = rest.iter().take_while(|b| b.is_ascii_digit() || **b == b';').count();
+    let caret = code.len() < bytes.len();
+    let ok = params <= 16
+        && match rest.get(params) {
+            Some(b'm') => (caret || params > 0) && rest.get(params + 1) != Some(&b']'),
+            Some(letter) => caret && letter.is_ascii_alphabetic(),
+            None => false,
+        };
+    let end = pos + (bytes.len() - code.len()) + params + 2;
+    // The space that followed the tag before it was coloured.
+    ok.then(|| end + usize::from(line.as_bytes().get(end) == Some(&b' ')))
 }
 
 /// Slurm's `srun --label` in front of each task's line: `201: ` (the

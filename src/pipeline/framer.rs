@@ -11,6 +11,7 @@
 use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
+use super::escapes::opens_with_pasted_colour;
 use super::{without_escapes, ReadSummary, TextRead};
 use crate::events::traceback::{
     announces_asyncio_traceback, class_of_opening, classify, ends_plainly, Place,
@@ -251,7 +252,7 @@ pub fn frame_batches<R: BufRead>(
                 break;
             }
         };
-        if !line.watched {
+        if !line.watched && !opens_with_pasted_colour(&line.text) {
             let framed = templates.frame_unmarked(&line.text);
             batch.push(line.number, line.offset, &line.text, &framed, templates.last_layout());
         } else {
