@@ -37,10 +37,10 @@ impl Store {
         }
         if self.file.is_none() {
             let mut file = unnamed_file()?;
-            file.write_all(&std::mem::take(&mut self.memory))?;
+            file.write_all(&std::mem::take(&mut self.memory)).map_err(spill_failed)?;
             self.file = Some(file);
         }
-        self.file.as_mut().map_or(Ok(()), |file| file.write_all(bytes))
+        self.file.as_mut().map_or(Ok(()), |file| file.write_all(bytes).map_err(spill_failed))
     }
 
     /// The stored input, ready to be read at any offset.
@@ -50,6 +50,19 @@ impl Store {
             None => Stored::Memory(self.memory),
         })
     }
+}
+
+/// A failed write to the temporary file, said as what it is: the
+/// temporary directory's fault (full, most often), not the input's.
+fn spill_failed(e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot put a newest-first input back in order: writing its temporary file in {} failed ({e}); \
+             set TMPDIR to a directory with room",
+            std::env::temp_dir().display()
+        ),
+    )
 }
 
 /// A temporary file, already unlinked.
@@ -219,5 +232,21 @@ impl Backward {
             end = self.window_at;
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_temporary_directory_is_named_as_the_cause() {
+        // Writes to /dev/full fail as a full disk does.
+        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else { return };
+        let mut store = Store { memory: Vec::new(), file: Some(full), hold: 0, len: 0 };
+        let error = store.write(b"a line\n").unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("temporary file") && message.contains("TMPDIR"), "{message}");
+        assert!(message.contains(&std::env::temp_dir().display().to_string()), "{message}");
     }
 }
