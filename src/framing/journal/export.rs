@@ -163,8 +163,17 @@ impl<R: BufRead> ExportReader<R> {
         if len >= MAX_BINARY_VALUE {
             return Ok(None);
         }
+        // A length that does not end where a newline does, or that would
+        // swallow the next entry, was damaged: what follows is read again
+        // as lines, and the entries after it are kept.
         if len < MAX_LINE_BYTES as u64 {
-            self.lines.peek_bytes(8 + len as usize + 1)?;
+            let whole = 8 + len as usize + 1;
+            let ahead = self.lines.peek_bytes(whole)?;
+            if ahead.len() == whole && ahead[whole - 1] != b'\n' {
+                return Ok(None);
+            }
+        } else if holds_entry_start(&self.lines.peek_bytes(8 + MAX_LINE_BYTES)?[8..]) {
+            return Ok(None);
         }
         self.lines.read_bytes(8)?;
         let value = self.lines.read_bytes(len)?;
@@ -172,6 +181,17 @@ impl<R: BufRead> ExportReader<R> {
         self.lines.read_bytes(1)?;
         Ok(Some(value))
     }
+}
+
+/// Whether `bytes` hold the start of an entry: an empty line, then a
+/// field's `NAME=`.
+fn holds_entry_start(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\n\n").any(|at| {
+        let rest = &bytes[at + 2..];
+        let name =
+            rest.iter().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_').count();
+        name > 0 && rest.get(name) == Some(&b'=')
+    })
 }
 
 #[cfg(test)]
@@ -216,6 +236,30 @@ mod tests {
             }
         }
         assert!(reader.next_entry().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_damaged_binary_length_loses_no_later_entry() {
+        let next = b"__CURSOR=s=2\n_PID=7\nMESSAGE=RuntimeError: CUDA error: out of memory\n\n";
+        for bogus in [1000u64, (MAX_LINE_BYTES as u64) * 3] {
+            let mut bytes = b"__CURSOR=s=1\nMESSAGE\n".to_vec();
+            bytes.extend_from_slice(&bogus.to_le_bytes());
+            bytes.extend_from_slice(b"0123456789\n\n");
+            bytes.extend_from_slice(next);
+            bytes.extend_from_slice(&vec![b'x'; 2000]);
+            bytes.push(b'\n');
+            let mut reader = ExportReader::new(LineReader::new(io::Cursor::new(bytes)));
+            let mut messages = Vec::new();
+            while let Some(item) = reader.next_entry().unwrap() {
+                if let ExportItem::Entry(entry) = item {
+                    messages.extend(entry.entry.message);
+                }
+            }
+            assert!(
+                messages.iter().any(|m| m.contains("CUDA error: out of memory")),
+                "{bogus}: {messages:?}"
+            );
+        }
     }
 
     #[test]
