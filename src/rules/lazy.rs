@@ -18,12 +18,19 @@ pub struct LazyRegex {
     source: String,
     anchored: bool,
     compiled: OnceLock<Regex>,
+    /// Most memory its lazy DFA may use while matching.
+    cache_limit: usize,
 }
 
 impl LazyRegex {
     /// A regex compiled when first used. `anchored` wraps it in `^(?:…)$`.
     pub fn new(source: &str, anchored: bool) -> Self {
-        LazyRegex { source: source.to_string(), anchored, compiled: OnceLock::new() }
+        LazyRegex {
+            source: source.to_string(),
+            anchored,
+            compiled: OnceLock::new(),
+            cache_limit: DFA_CACHE_LIMIT,
+        }
     }
 
     /// Compiles now, reporting a syntax error or an over-size pattern.
@@ -59,7 +66,7 @@ impl LazyRegex {
     }
 
     fn build(&self) -> Result<Regex, regex::Error> {
-        RegexBuilder::new(&self.full()).size_limit(REGEX_SIZE_LIMIT).dfa_size_limit(DFA_CACHE_LIMIT).build()
+        RegexBuilder::new(&self.full()).size_limit(REGEX_SIZE_LIMIT).dfa_size_limit(self.cache_limit).build()
     }
 
     /// Checks that matching stays fast on any line: the regex's search
@@ -67,7 +74,29 @@ impl LazyRegex {
     /// must fit in [`DFA_SIZE_LIMIT`], measured over ASCII. A pattern such as `[ab]*a[ab]{60}X`
     /// needs exponentially many states: matching it would fall back to a
     /// much slower engine on lines that explore them. Returns why not.
-    pub fn check_automaton(&self) -> Result<(), String> {
+    /// One that fits gets a lazy DFA cache that holds all of it, so lines
+    /// that visit many of its states (`[ab]*a[ab]{14}X` over random `a`s
+    /// and `b`s) do not make the cache thrash.
+    pub fn check_automaton(&mut self) -> Result<(), String> {
+        let size = self.automaton_size()?;
+        let wanted = size.saturating_mul(2).max(DFA_CACHE_LIMIT);
+        if wanted > self.cache_limit {
+            self.cache_limit = wanted;
+            if let Ok(regex) = self.build() {
+                self.compiled = OnceLock::from(regex);
+            }
+        }
+        Ok(())
+    }
+
+    /// Most memory its lazy DFA may use while matching.
+    pub fn cache_limit(&self) -> usize {
+        self.cache_limit
+    }
+
+    /// The size in bytes of the regex's search automaton over ASCII (0
+    /// when it cannot be built as one), or why it is too big.
+    fn automaton_size(&self) -> Result<usize, String> {
         use regex_automata::dfa::dense;
         use regex_automata::util::syntax;
         let config = dense::Config::new()
@@ -79,11 +108,11 @@ impl LazyRegex {
         // the pattern's own structure.
         let ascii = syntax::Config::new().unicode(false).utf8(false);
         match dense::Builder::new().configure(config).syntax(ascii).build(&self.full()) {
-            Ok(_) => Ok(()),
+            Ok(dfa) => Ok(dfa.memory_usage()),
             Err(e) if e.to_string().contains("limit") => Err(e.to_string()),
             // Look-around the DFA cannot build (a Unicode `\b`): matched by
             // the regex's other engines, which are linear in any case.
-            Err(_) => Ok(()),
+            Err(_) => Ok(0),
         }
     }
 }
@@ -95,7 +124,8 @@ impl LazyRegex {
 pub const DFA_SIZE_LIMIT: usize = 8 << 20;
 
 /// Most memory one rule's lazy DFA may use while matching (the states a
-/// log visits; a rule that passed the check above needs far fewer).
+/// log visits), unless its whole automaton needs more: then it gets twice
+/// that ([`LazyRegex::check_automaton`]), at most twice [`DFA_SIZE_LIMIT`].
 pub const DFA_CACHE_LIMIT: usize = 2 << 20;
 
 fn never() -> Regex {

@@ -485,7 +485,7 @@ fn compile_regex(
         return Some(LazyRegex::new(pattern, anchored));
     }
     match LazyRegex::compile_now(pattern, anchored) {
-        Ok(r) => match r.check_automaton() {
+        Ok(mut r) => match r.check_automaton() {
             Ok(()) => Some(r),
             Err(why) => {
                 at.error(

@@ -113,13 +113,28 @@ fn builtin_rules_load_and_pass_their_samples() {
 }
 
 #[test]
+fn a_big_automaton_that_fits_gets_a_cache_that_holds_it() {
+    use super::lazy::{LazyRegex, DFA_CACHE_LIMIT};
+    // 2^15 states: allowed, but more than the default cache holds, so
+    // lines of random `a`s and `b`s would make the cache thrash.
+    let mut big = LazyRegex::compile_now("[ab]*a[ab]{14}X", false).unwrap();
+    big.check_automaton().unwrap();
+    assert!(big.cache_limit() > DFA_CACHE_LIMIT, "{}", big.cache_limit());
+    assert!(big.is_match("aaaaaaaaaaaaaaaaX") && !big.is_match("bbbbbbbbbbbbbbbbbX"));
+    // An ordinary pattern keeps the default.
+    let mut small = LazyRegex::compile_now(r"CUDA error: out of memory", false).unwrap();
+    small.check_automaton().unwrap();
+    assert_eq!(small.cache_limit(), DFA_CACHE_LIMIT);
+}
+
+#[test]
 fn every_builtin_rule_matches_at_automaton_speed() {
     let rules = RuleSet::builtin().expect("built-in rules");
     let mut slow = Vec::new();
     for rule in rules.rules() {
         let patterns = std::iter::once(&rule.matcher.message).chain(rule.matcher.not.as_ref());
         for pattern in patterns {
-            if let Err(why) = pattern.check_automaton() {
+            if let Err(why) = pattern.clone().check_automaton() {
                 slow.push(format!("{}: {why}", rule.id));
             }
         }
