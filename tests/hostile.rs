@@ -76,6 +76,54 @@ fn an_over_long_line_is_cut_said_so_and_the_rest_is_still_read() {
     assert!(notices(&json(&out)).contains("were cut"));
 }
 
+#[test]
+fn a_journal_record_whose_big_field_comes_before_its_message_keeps_the_message() {
+    // `journalctl -o json` and `-o json-pretty` print an entry's fields in
+    // the order it has them: a 3 MiB field (a core dump, an environment)
+    // may come before MESSAGE.
+    let big = "x".repeat(3 << 20);
+    let entry = |message: &str, big: Option<&str>| {
+        let mut fields = vec![
+            ("__REALTIME_TIMESTAMP", "1748204272600000".to_string()),
+            ("_PID", "4242".to_string()),
+            ("SYSLOG_IDENTIFIER", "python3".to_string()),
+        ];
+        if let Some(big) = big {
+            fields.push(("COREDUMP_ENVIRON", big.to_string()));
+        }
+        fields.push(("MESSAGE", message.to_string()));
+        fields
+    };
+    let entries = [
+        entry("Load weight begin. avail mem=78.50 GB", None),
+        entry("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", Some(&big)),
+    ];
+    let json_line = |fields: &[(&str, String)]| {
+        let pairs: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("{}:{}", serde_json::json!(k), serde_json::json!(v)))
+            .collect();
+        format!("{{{}}}\n", pairs.join(","))
+    };
+    let pretty = |fields: &[(&str, String)]| {
+        let pairs: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("\t{} : {}", serde_json::json!(k), serde_json::json!(v)))
+            .collect();
+        format!("{{\n{}\n}}\n", pairs.join(",\n"))
+    };
+    let dir = TempDir::new("big-field");
+    for (name, text) in [
+        ("json.log", entries.iter().map(|e| json_line(e)).collect::<String>()),
+        ("pretty.log", entries.iter().map(|e| pretty(e)).collect::<String>()),
+    ] {
+        let path = dir.write(name, text.as_bytes());
+        let out = run(&["--format", "json", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stdout(&out));
+        assert_eq!(json(&out)["root_cause"]["category"], "cuda-oom", "{name}");
+    }
+}
+
 /// What a decoder yields from damaged input before its first error.
 fn readable_prefix(mut decoder: impl Read) -> Vec<u8> {
     let mut all = Vec::new();

@@ -20,6 +20,8 @@
 use std::borrow::Cow;
 use std::io::{self, Read};
 
+use super::salvage::MessageSalvage;
+
 /// UTF-8's byte-order mark.
 pub const BOM: &[u8] = b"\xef\xbb\xbf";
 
@@ -100,6 +102,8 @@ pub struct LineReader<R> {
     filled: usize,
     /// Bytes skipped from the block's first line, which was cut.
     first_cut: Option<u64>,
+    /// The message of a runaway JSON record, looked for in what is cut.
+    salvage: MessageSalvage,
     /// The reader has said there is no more.
     ended: bool,
     /// A read that failed after whole lines came: reported at the next
@@ -150,6 +154,7 @@ impl<R: Read> LineReader<R> {
             whole: 0,
             filled: 0,
             first_cut: None,
+            salvage: MessageSalvage::default(),
             ended: false,
             deferred: None,
             number: 0,
@@ -286,6 +291,9 @@ impl<R: Read> LineReader<R> {
         };
         let skipped = if start == 0 { self.first_cut.take() } else { None };
         let cut = skipped.is_some();
+        if cut {
+            self.salvage.reset();
+        }
         self.at = next;
         self.number += 1;
         self.last_offset = self.offset;
@@ -342,6 +350,7 @@ impl<R: Read> LineReader<R> {
         let first_end = memchr::memchr(b'\n', &data[..self.filled]).unwrap_or(self.filled);
         if first_end > MAX_LINE_BYTES {
             // A runaway line: only its start is kept.
+            self.salvage.before_drop(&mut data, MAX_LINE_BYTES, first_end);
             *self.first_cut.get_or_insert(0) += (first_end - MAX_LINE_BYTES) as u64;
             data.copy_within(first_end..self.filled, MAX_LINE_BYTES);
             self.filled -= first_end - MAX_LINE_BYTES;
@@ -384,6 +393,7 @@ impl<R: Read> LineReader<R> {
                     return Ok(());
                 }
                 if self.filled > MAX_LINE_BYTES {
+                    self.salvage.before_drop(data, MAX_LINE_BYTES, self.filled);
                     *self.first_cut.get_or_insert(0) += (self.filled - MAX_LINE_BYTES) as u64;
                     self.filled = MAX_LINE_BYTES;
                 } else {

@@ -15,6 +15,7 @@ mod head;
 pub mod lines;
 mod reversal;
 mod rotation;
+mod salvage;
 pub mod walk;
 mod wide;
 mod zstd_stream;

@@ -179,6 +179,10 @@ pub enum PrettyLine {
     Unreadable,
 }
 
+/// A `json-pretty` field line longer than this that is not the message
+/// is not read.
+const LONG_FIELD_BYTES: usize = 64 << 10;
+
 impl PrettyEntries {
     /// Reads the line `number` at `offset`.
     pub fn line(&mut self, number: u64, offset: u64, text: &str) -> PrettyLine {
@@ -190,8 +194,16 @@ impl PrettyEntries {
             return PrettyLine::Text;
         };
         // The evidence points at the MESSAGE field's line.
-        if text.trim_start().starts_with("\"MESSAGE\"") {
+        let message = text.trim_start().starts_with("\"MESSAGE\"");
+        if message {
             (*message_line, *message_offset) = (number, offset);
+        }
+        // A long field other than the message (a core dump, an
+        // environment) is left out: what is read of an entry stays small,
+        // and a field cut at the line cap cannot swallow the fields after
+        // it.
+        if text.len() > LONG_FIELD_BYTES && !message {
+            return PrettyLine::Part;
         }
         gathered.push_str(text);
         gathered.push('\n');
