@@ -441,6 +441,33 @@ fn line_numbers_are_the_file_s_own_across_rotation_and_truncation() {
 }
 
 #[test]
+fn a_file_written_over_past_its_old_size_is_read_again_from_its_start() {
+    let dir = TempDir::new("watch-rewrite");
+    let log = dir.path().join("sglang-server.log");
+    append(&log, &lines_of(LAUNCH, 0..2));
+    let mut watch = Watch::start(&[log.to_str().unwrap(), "--until", "crash"]);
+    watch.wait_state("loading-weights");
+    // Written over from its start, longer than before, and never shorter
+    // than what was read (as a truncation and a rewrite between two looks
+    // would leave it): the size alone does not tell.
+    let relaunch =
+        "[2026-06-02 15:02:40] server_args=ServerArgs(model_path='/models/GLM-5', tp_size=8, port=30001)\n\
+[2026-06-02 15:03:10 TP0] Load weight begin. avail mem=93.88 GB\n\
+RuntimeError: FlashInfer requires GPUs with sm75 or higher\n\
+[2026-06-02 15:03:30] Received sigquit from a child process. It usually means the child failed.\n";
+    let mut file = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
+    file.write_all(relaunch.as_bytes()).unwrap();
+    drop(file);
+    let (code, records, _) = watch.finish();
+    assert_eq!(code, 1, "{records:#?}");
+    assert!(records.iter().any(|r| r["event"] == "file" && r["change"] == "truncated"), "{records:#?}");
+    let crash = records.iter().find(|r| r["state"] == "crashed").unwrap();
+    let decisive = &crash["run"]["root_cause"]["evidence"][0];
+    assert_eq!(decisive["line"], 3, "line 3 of the file as written over: {crash:#}");
+    assert_eq!(crash["run"]["root_cause"]["category"], "flashinfer-unsupported-arch", "{crash:#}");
+}
+
+#[test]
 fn stdin_is_read_from_its_first_batch_in_every_journal_shape() {
     for case in
         ["seed-eagle3-oom-journal-export", "seed-k26-flashinfer-journal-json", "seed-k26-flashinfer-journal"]

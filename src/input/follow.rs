@@ -48,7 +48,9 @@ const CHUNK: usize = 64 * 1024;
 /// What ended a part of a followed file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
-    /// The file got shorter: it was truncated and is read from its start.
+    /// The file got shorter, or what was read of it was written over
+    /// (truncated, then written past its old size before it was looked
+    /// at): it is read from its start.
     Truncated,
     /// Another file now has the path (rotation): the old one was read to
     /// its end and the new one is read from its start.
@@ -208,6 +210,8 @@ impl FollowedFile {
                 chunks.file.seek(SeekFrom::Start(0))?;
                 chunks.position = 0;
                 chunks.change = None;
+                chunks.last_read.clear();
+                chunks.idle = false;
                 return Ok(Growing::new(chunks, self.sniff));
             }
         }
@@ -222,6 +226,8 @@ impl FollowedFile {
                         id: (meta.dev(), meta.ino()),
                         position: 0,
                         change: None,
+                        last_read: Vec::new(),
+                        idle: false,
                     };
                     return Ok(Growing::new(chunks, self.sniff));
                 }
@@ -250,7 +256,16 @@ pub struct FileChunks {
     id: (u64, u64),
     position: u64,
     change: Option<Change>,
+    /// The last bytes read, up to [`LAST_READ_BYTES`]: still there, the
+    /// file was not written over.
+    last_read: Vec<u8>,
+    /// The end of the file was reached, and it may have changed since.
+    idle: bool,
 }
+
+/// How many of the last bytes read are kept to tell that a file was
+/// written over.
+const LAST_READ_BYTES: usize = 64;
 
 impl FileChunks {
     /// Why the part ended, once it has.
@@ -280,6 +295,9 @@ impl FileChunks {
             match self.file.read(buf) {
                 Ok(n) => {
                     self.position += n as u64;
+                    self.last_read.extend_from_slice(&buf[n.saturating_sub(LAST_READ_BYTES)..n]);
+                    let extra = self.last_read.len().saturating_sub(LAST_READ_BYTES);
+                    self.last_read.drain(..extra);
                     return Ok(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -289,13 +307,39 @@ impl FileChunks {
     }
 }
 
+impl FileChunks {
+    /// Whether the bytes last read are no longer where they were: the file
+    /// was truncated and written again, past its old size, between two
+    /// looks (its size alone does not tell).
+    fn written_over(&self) -> io::Result<bool> {
+        use std::os::unix::fs::FileExt;
+        if self.last_read.is_empty() {
+            return Ok(false);
+        }
+        let mut now = vec![0; self.last_read.len()];
+        match self.file.read_exact_at(&mut now, self.position - self.last_read.len() as u64) {
+            Ok(()) => Ok(now != self.last_read),
+            // Shorter than what was read: truncated (told by its size).
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 impl Chunks for FileChunks {
     fn next_chunk(&mut self, buf: &mut [u8], wait: bool) -> io::Result<Option<usize>> {
         loop {
+            // Before reading what was added after a quiet spell: were the
+            // bytes already read written over?
+            if std::mem::take(&mut self.idle) && self.written_over()? {
+                self.change = Some(Change::Truncated);
+                return Ok(Some(0));
+            }
             let n = self.read_some(buf)?;
             if n > 0 {
                 return Ok(Some(n));
             }
+            self.idle = true;
             // At the end of what the file holds: has the path moved on?
             match std::fs::metadata(&self.path) {
                 Ok(meta) if (meta.dev(), meta.ino()) != self.id => {
