@@ -84,6 +84,16 @@ fn compressed_and_rotated_input_give_the_same_diagnosis() {
     assert!(header["source"].as_str().unwrap().ends_with("sglang.log.2.gz"));
     assert_eq!(header["line"], 15);
     assert!(report["inputs"][0]["name"].as_str().unwrap().ends_with("logs/sglang.log"));
+    // The run begins in the oldest file and ends in the newest: each end
+    // is named by its own file.
+    let run0 = &report["runs"][0];
+    assert!(run0["source"].as_str().unwrap().ends_with("sglang.log.2.gz"), "{run0:#}");
+    assert_eq!(run0["first_line"], 1);
+    assert!(run0["last_source"].as_str().unwrap().ends_with("logs/sglang.log"), "{run0:#}");
+    assert_eq!(run0["last_line"], newest.len());
+    let text = stdout(&run(&[logs.to_str().unwrap()]));
+    let label = format!("sglang.log.2.gz:1-{}:{}", logs.join("sglang.log").display(), newest.len());
+    assert!(text.contains(&label), "{label} in {text}");
 }
 
 #[test]

@@ -205,6 +205,15 @@ pub struct Benign {
     pub why: String,
 }
 
+/// `first-last`, or `first-FILE:last` when the run ends in another file
+/// than the one it began in (`name` writes the file's name).
+pub fn line_span(first: u64, last: u64, last_source: Option<&str>, name: impl Fn(&str) -> String) -> String {
+    match last_source {
+        Some(file) => format!("{first}-{}:{last}", name(file)),
+        None => format!("{first}-{last}"),
+    }
+}
+
 /// One launch of the program, judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Run {
@@ -219,6 +228,10 @@ pub struct Run {
     pub first_line: u64,
     /// Last line of the run.
     pub last_line: u64,
+    /// The file its last line is in, when it is not `source` (a run that
+    /// goes on in the next of a rotated log's files); left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_source: Option<String>,
     /// systemd unit, when the log names one.
     pub unit: Option<String>,
     /// How it ended or where it stands.

@@ -460,6 +460,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
         source: source.to_string(),
         first_line,
         last_line,
+        last_source: (source != last_source).then(|| last_source.to_string()),
         unit: setting.unit.map(str::to_string).or_else(|| run.unit.clone()),
         outcome: Outcome::Unknown,
         history: false,

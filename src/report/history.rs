@@ -6,7 +6,7 @@
 //! and the service manager that gave up restarting it.
 
 use super::escape::for_terminal;
-use crate::engine::diagnosis::{Outcome, Run};
+use crate::engine::diagnosis::{line_span, Outcome, Run};
 
 /// The lines that list `runs` (history, in report order).
 pub(super) fn entries(runs: &[&Run]) -> Vec<String> {
@@ -42,7 +42,10 @@ fn same_end(a: &Run, b: &Run) -> bool {
 fn entry(group: &[&Run]) -> String {
     let (first, last) = (group[0], group[group.len() - 1]);
     let unit = first.unit.as_deref().map(|u| format!(" {}", for_terminal(u))).unwrap_or_default();
-    let place = format!("{}:{}-{}", for_terminal(&first.source), first.first_line, last.last_line);
+    let ends_in =
+        last.last_source.as_deref().or((last.source != first.source).then_some(last.source.as_str()));
+    let lines = line_span(first.first_line, last.last_line, ends_in, |f| for_terminal(f).into());
+    let place = format!("{}:{lines}", for_terminal(&first.source));
     let what = ended(first);
     let line = |run: &Run| run.root_cause.as_ref().and_then(|c| c.evidence.first()).map(|e| e.line);
     if group.len() == 1 {

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use super::escape::for_terminal;
 use super::text::{Layout, SYMPTOMS_SHOWN};
 use super::vitals::{duration, figure};
-use crate::engine::diagnosis::{Diagnosis, Outcome, Run, Verdict, WENT_ON};
+use crate::engine::diagnosis::{line_span, Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
 /// What the Markdown report shows.
 #[derive(Debug, Clone, Default)]
@@ -90,7 +90,8 @@ fn verdict_name(verdict: Verdict) -> &'static str {
 
 /// `source:first-last`, with the unit when the log names one.
 fn place(run: &Run) -> String {
-    let place = code(&format!("{}:{}-{}", run.source, run.first_line, run.last_line));
+    let lines = line_span(run.first_line, run.last_line, run.last_source.as_deref(), str::to_string);
+    let place = code(&format!("{}:{lines}", run.source));
     match &run.unit {
         Some(unit) => format!("{place} ({})", code(unit)),
         None => place,
@@ -147,7 +148,7 @@ fn summary_table(out: &mut String, runs: &[&Run]) {
         let cells = [
             code(&run.source),
             run.number.to_string(),
-            format!("{}-{}", run.first_line, run.last_line),
+            line_span(run.first_line, run.last_line, run.last_source.as_deref(), code),
             run.unit.as_deref().map_or_else(|| "-".to_string(), code),
             run.outcome.name().to_string(),
             category,

@@ -17,7 +17,7 @@ use super::fit::{push_wrapped, width_of};
 use super::paint::Paint;
 use super::terminal::Terminal;
 use super::vitals::{duration, throughput_block};
-use crate::engine::diagnosis::{phase, Diagnosis, Outcome, Run, Verdict, WENT_ON};
+use crate::engine::diagnosis::{line_span, phase, Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
 /// Symptoms shown without `-v`.
 pub(super) const SYMPTOMS_SHOWN: usize = 6;
@@ -198,7 +198,9 @@ fn folded_line(source: &str, units: &[Option<&str>]) -> String {
 
 /// `source:first-last`, where a run is.
 pub(super) fn place(run: &Run) -> String {
-    format!("{}:{}-{}", for_terminal(&run.source), run.first_line, run.last_line)
+    let lines =
+        line_span(run.first_line, run.last_line, run.last_source.as_deref(), |f| for_terminal(f).into());
+    format!("{}:{lines}", for_terminal(&run.source))
 }
 
 fn headline(run: &Run, paint: Paint) -> Headline {
@@ -316,7 +318,7 @@ fn summary_table(runs: &[&Run], terminal: &Terminal) -> String {
         let decided = deciding_line(run).map_or_else(|| "-".to_string(), |line| line.to_string());
         table.add_row(vec![
             run.number.to_string(),
-            format!("{}-{}", run.first_line, run.last_line),
+            line_span(run.first_line, run.last_line, run.last_source.as_deref(), |f| for_terminal(f).into()),
             decided,
             run.symptoms.len().to_string(),
             run.benign.len().to_string(),
