@@ -19,7 +19,9 @@
 //!   [`CRASH_GRACE`] from when its lines were written: if the run makes
 //!   progress meanwhile, it survived.
 //! - **A hang**: the last progress line reported requests running or
-//!   waiting, and no progress line has come for the hang time. A new
+//!   waiting, and no progress line has come for the hang time: wall time,
+//!   for lines written while watching (the log's printed clock may jump),
+//!   and the printed clock only for what the log held before. A new
 //!   progress line retracts it.
 //! - **A collapse** (`degraded`): the engine's judgement of the run's speed
 //!   ([`crate::engine`]'s `degraded`), as soon as it has enough progress
@@ -94,13 +96,18 @@ pub fn state_of(run: &Run) -> State {
         Outcome::Stopped => State::Stopped,
         Outcome::Hung => State::Hung,
         Outcome::Degraded => State::Degraded,
-        Outcome::Healthy | Outcome::Starting | Outcome::Unknown => match run.phase.as_deref() {
-            None => State::Starting,
-            Some(phase::LISTENING) => State::Listening,
-            Some(phase::READY) => State::Ready,
-            Some(phase::SERVING) => State::Serving,
-            Some(phase) => State::Phase(phase.to_string()),
-        },
+        Outcome::Healthy | Outcome::Starting | Outcome::Unknown => phase_state(run),
+    }
+}
+
+/// The state a run's phase gives (a run that did not end).
+fn phase_state(run: &Run) -> State {
+    match run.phase.as_deref() {
+        None => State::Starting,
+        Some(phase::LISTENING) => State::Listening,
+        Some(phase::READY) => State::Ready,
+        Some(phase::SERVING) => State::Serving,
+        Some(phase) => State::Phase(phase.to_string()),
     }
 }
 
@@ -170,6 +177,9 @@ pub struct Watcher {
     backlog_end: Option<(String, u64)>,
     /// The input has ended: nothing waits for signs of life any more.
     input_ended: bool,
+    /// The diagnosis being taken is of what the log held when watching
+    /// began ([`Watcher::start`]).
+    catching_up: bool,
 }
 
 impl Watcher {
@@ -185,6 +195,7 @@ impl Watcher {
             started: false,
             backlog_end: None,
             input_ended: false,
+            catching_up: false,
         }
     }
 
@@ -213,7 +224,9 @@ impl Watcher {
                 changes.push(self.change(run, state_of(run), true));
             }
         }
+        self.catching_up = true;
         let (more, code) = self.update(diagnosis, now);
+        self.catching_up = false;
         changes.extend(more);
         (changes, code)
     }
@@ -229,6 +242,13 @@ impl Watcher {
             self.work_seen = None;
         }
         let mut state = state_of(run);
+        // Past what the log held when watching began, a hang is decided
+        // by wall time without progress (`is_hung` below): the printed
+        // clock the diagnosis goes by may jump (daylight saving, an NTP
+        // step) where no time passed.
+        if state == State::Hung && !self.catching_up {
+            state = phase_state(run);
+        }
         if state == State::Crashed {
             let sure = run.root_cause.as_ref().is_some_and(|c| c.confidence == Confidence::High);
             let since = match self.pending_crash {

@@ -134,6 +134,24 @@ fn pending_work_with_no_progress_is_a_hang_and_progress_retracts_it() {
 }
 
 #[test]
+fn a_jump_of_the_printed_clock_is_no_hang() {
+    let t0 = Instant::now();
+    let hang = Duration::from_secs(600);
+    let mut w = Watcher::new(WatchOptions { until: Until::Crash, hang_after: hang, after_line: None });
+    let log = format!("{RELAUNCH}{READY}{DECODE}");
+    let (changes, _) = w.start(&diagnose(&log), t0, t0);
+    assert_eq!(states(&changes), vec![("serving", false)]);
+    // Right after a busy batch, the log's clock steps an hour ahead: the
+    // diagnosis reads an hour without progress, the watcher a second.
+    let stepped = format!("{log}[2026-06-02 15:41:15 TP0] Cache flushed successfully!\n");
+    assert_eq!(diagnose(&stepped).runs.last().unwrap().outcome, Outcome::Hung, "the printed clock's reading");
+    assert_eq!(w.update(&diagnose(&stepped), t0 + Duration::from_secs(1)), (Vec::new(), None));
+    // Wall time without progress is a hang.
+    let (changes, code) = w.update(&diagnose(&stepped), t0 + hang);
+    assert_eq!((states(&changes), code), (vec![("hung", false)], Some(EXIT_HUNG)));
+}
+
+#[test]
 fn a_silence_that_began_before_watching_counts_from_the_last_write() {
     let t0 = Instant::now();
     let hang = Duration::from_secs(60);
