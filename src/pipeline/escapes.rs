@@ -29,11 +29,16 @@ pub fn without_escapes(text: &str) -> Cow<'_, str> {
 /// Whether a line opens with a colour code of a paste: its escape byte
 /// shown as `^[`, or lost. Only such lines are searched for more (vLLM's
 /// process tag is coloured at the start of every line).
+#[inline]
 pub fn opens_with_pasted_colour(text: &str) -> bool {
     let bytes = text.as_bytes();
     match bytes.first() {
         Some(b'^') => bytes.get(1) == Some(&b'[') && control_sequence_len(&bytes[2..]).is_some(),
-        Some(b'[') => starts_with_bare_colour(bytes),
+        // Most lines that open with `[` open with a year (`[2026-`).
+        Some(b'[') => {
+            let year = bytes.get(1..5).is_some_and(|y| y.iter().all(u8::is_ascii_digit));
+            !year && starts_with_bare_colour(bytes)
+        }
         _ => false,
     }
 }
@@ -50,7 +55,20 @@ fn bare_colour_len(bytes: &[u8]) -> Option<usize> {
 /// has another later (a colour is set, then reset): `[5m] timeout` is
 /// text.
 fn starts_with_bare_colour(bytes: &[u8]) -> bool {
-    let Some(first) = bytes.first().filter(|&&b| b == b'[').and_then(|_| bare_colour_len(bytes)) else {
+    // Most lines that open with `[` open with a date (`[2026-`): a colour
+    // code's first parameter has one to three digits, then `;` or `m`.
+    let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    if bytes.first() != Some(&b'[') || !digit(1) {
+        return false;
+    }
+    let mut i = 2;
+    while i < 4 && digit(i) {
+        i += 1;
+    }
+    if !matches!(bytes.get(i), Some(b';' | b'm')) {
+        return false;
+    }
+    let Some(first) = bare_colour_len(bytes) else {
         return false;
     };
     memchr::memchr_iter(b'[', &bytes[first..]).any(|at| bare_colour_len(&bytes[first + at..]).is_some())
