@@ -213,7 +213,8 @@ fn check_log(log: &[u8], step: usize) {
     let mut json = Vec::new();
     write_json(&mut json, &whole).unwrap();
     serde_json::from_slice::<serde_json::Value>(&json).expect("JSON report parses");
-    assert!(matches!(whole.exit_code(), 0 | 1 | 3));
+    // The documented verdicts: no crash, crash (cause named or not), hung, degraded.
+    assert!(matches!(whole.exit_code(), 0 | 1 | 3 | 5 | 6), "exit {}", whole.exit_code());
     let split = diagnose(builtin(), BufReader::with_capacity(step, Trickle { bytes: log, step }));
     assert!(whole == split, "the diagnosis changed with the read size {step}");
 }
