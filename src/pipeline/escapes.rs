@@ -55,8 +55,8 @@ fn bare_colour_len(bytes: &[u8]) -> Option<usize> {
 /// has another later (a colour is set, then reset): `[5m] timeout` is
 /// text.
 fn starts_with_bare_colour(bytes: &[u8]) -> bool {
-    // Most lines that open with `[` open with a date (`[2026-`): a colour
-    // code's first parameter has one to three digits, then `;` or `m`.
+    // A colour code's first parameter has one to three digits, then `;`
+    // or `m`: a line's own brackets (`[12/06/25 …]`) are told at once.
     let digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
     if bytes.first() != Some(&b'[') || !digit(1) {
         return false;
