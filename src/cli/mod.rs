@@ -127,22 +127,34 @@ fn share(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Reads a duration: `30s`, `5m`, `1h`, `250ms`, or plain seconds.
+/// Reads a duration: `30s`, `5m`, `1h`, `250ms`, `1d`, several of them
+/// (`1h30m`, `2m 30s`), or plain seconds.
 pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let invalid = || format!("invalid duration '{text}' (use 30s, 5m, 1h30m, 250ms)");
     let text = text.trim();
-    let (number, unit) = match text.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(at) => (&text[..at], &text[at..]),
-        None => (text, "s"),
-    };
-    let value: f64 =
-        number.parse().map_err(|_| format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" | "sec" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("invalid duration '{text}' (use 30s, 5m, 1h, 250ms)")),
-    };
+    let mut rest = text;
+    let mut seconds = 0.0;
+    let mut parts = 0;
+    while !rest.is_empty() || parts == 0 {
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let value: f64 = rest[..number_end].parse().map_err(|_| invalid())?;
+        rest = &rest[number_end..];
+        let unit_end = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        let unit = &rest[..unit_end];
+        rest = rest[unit_end..].trim_start();
+        parts += 1;
+        seconds += value
+            * match unit {
+                // A bare number is seconds, alone.
+                "" if parts == 1 && rest.is_empty() => 1.0,
+                "ms" => 0.001,
+                "s" | "sec" => 1.0,
+                "m" | "min" => 60.0,
+                "h" => 3600.0,
+                "d" => 86_400.0,
+                _ => return Err(invalid()),
+            };
+    }
     if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
         return Err(format!("invalid duration '{text}'"));
     }
@@ -252,7 +264,7 @@ struct WatchArgs {
     /// Stop when the current launch reaches this state (see below).
     #[arg(long, value_enum)]
     until: Option<UntilArg>,
-    /// Give up after this long (30s, 5m, 1h, 250ms): exit 124.
+    /// Give up after this long (30s, 5m, 1h30m, 250ms): exit 124.
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,
     /// A launch whose last progress line showed requests running or

@@ -429,5 +429,12 @@ mod tests {
         assert!(parse_duration("5x").is_err());
         assert!(parse_duration("1e400").is_err());
         assert!(parse_duration("99999999999999999999h").is_err());
+        // Several units, as systemd and Go write them.
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2m 30s"), Ok(Duration::from_secs(150)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        for bad in ["", "1h30", "h", "1h-30m", "30 s s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
     }
 }
