@@ -97,6 +97,26 @@ fn compressed_and_rotated_input_give_the_same_diagnosis() {
 }
 
 #[test]
+fn the_run_table_names_each_runs_outcome_unit_and_file() {
+    let dir = TempDir::new("table");
+    let crash = dir.write("a.log", CRASH_LINES.as_bytes());
+    let healthy = dir.write("b.log", b"[2026-06-02 14:39:29] The server is fired up and ready to roll!\n");
+    let text = stdout(&run(&[crash.to_str().unwrap(), healthy.to_str().unwrap()]));
+    let header = text.lines().find(|l| l.contains("decided at")).unwrap_or_else(|| panic!("{text}"));
+    let columns: Vec<&str> = header.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(columns[..4], ["run", "outcome", "file", "lines"], "{text}");
+    let row = |n: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{n} "))).unwrap();
+    assert!(row("1").contains("crash") && row("1").contains("a.log"), "{text}");
+    assert!(row("2").contains("healthy") && row("2").contains("b.log"), "{text}");
+    // A journal of several units: their names, and no file column for
+    // one file.
+    let journal = root().join("fixtures/DCGM-155/input.log");
+    let text = stdout(&run(&[journal.to_str().unwrap()]));
+    let header = text.lines().find(|l| l.contains("decided at")).unwrap_or_else(|| panic!("{text}"));
+    assert!(header.contains(" unit ") && !header.contains(" file "), "{text}");
+}
+
+#[test]
 fn a_directory_is_walked_in_a_stable_order_and_each_file_is_a_source() {
     let dir = TempDir::new("walk");
     dir.write("b/late.log", CRASH_LINES.as_bytes());

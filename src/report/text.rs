@@ -65,7 +65,11 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let tabled: Vec<&Run> = shown.iter().copied().filter(|r| options.verbose || !r.history).collect();
     if tabled.len() > 1 {
         out.push('\n');
-        out.push_str(&summary_table(&tabled, terminal));
+        out.push_str(&summary_table(&tabled[..tabled.len().min(TABLE_ROWS)], terminal));
+        if tabled.len() > TABLE_ROWS {
+            let more = tabled.len() - TABLE_ROWS;
+            let _ = writeln!(out, "{more} more runs are not in the table (--format json lists every run)");
+        }
     }
     for recurring in &diagnosis.recurring {
         push_wrapped(&mut out, terminal.width, "", HANGING, &for_terminal(&recurring.describe()));
@@ -293,12 +297,15 @@ impl Headline {
     }
 }
 
-/// The runs side by side, for a report of several: what no headline
-/// says. A headline already names each run's place, unit, outcome and
-/// cause; the table gives the number the rest of the report calls it by
-/// (`Run 2`, the speed block), the line that decided its outcome (to jump
-/// to), and how much lies behind it: symptoms, lines ruled harmless (`-v`
-/// lists them) and notices. Rows are in the headlines' order.
+/// Most runs in the table: a longer one is read by a script, not a person.
+const TABLE_ROWS: usize = 200;
+
+/// The runs side by side, for a report of several: the number the rest
+/// of the report calls each by (`Run 2`, the speed block), its outcome,
+/// its unit (when the log names units) and file (when there are several),
+/// its lines, the line that decided its outcome (to jump to), and how much
+/// lies behind it: symptoms, lines ruled harmless (`-v` lists them) and
+/// notices. Rows are in the headlines' order.
 fn summary_table(runs: &[&Run], terminal: &Terminal) -> String {
     let mut table = Table::new();
     table.load_preset(presets::UTF8_HORIZONTAL_ONLY);
@@ -313,17 +320,30 @@ fn summary_table(runs: &[&Run], terminal: &Terminal) -> String {
             table.set_content_arrangement(ContentArrangement::Disabled);
         }
     }
-    table.set_header(vec!["run", "lines", "decided at", "symptoms", "benign", "notices"]);
+    let units = runs.iter().any(|r| r.unit.is_some());
+    let files = runs.iter().any(|r| r.source != runs[0].source || r.last_source.is_some());
+    let mut header = vec!["run", "outcome"];
+    header.extend(units.then_some("unit"));
+    header.extend(files.then_some("file"));
+    header.extend(["lines", "decided at", "symptoms", "benign", "notices"]);
+    table.set_header(header);
     for run in runs {
         let decided = deciding_line(run).map_or_else(|| "-".to_string(), |line| line.to_string());
-        table.add_row(vec![
-            run.number.to_string(),
+        let mut row = vec![run.number.to_string(), run.outcome.name().to_string()];
+        if units {
+            row.push(run.unit.as_deref().map_or_else(|| "-".to_string(), |u| for_terminal(u).into()));
+        }
+        if files {
+            row.push(for_terminal(&run.source).into());
+        }
+        row.extend([
             line_span(run.first_line, run.last_line, run.last_source.as_deref(), |f| for_terminal(f).into()),
             decided,
             run.symptoms.len().to_string(),
             run.benign.len().to_string(),
             run.notices.len().to_string(),
         ]);
+        table.add_row(row);
     }
     format!("{table}\n")
 }
