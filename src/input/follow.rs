@@ -316,9 +316,10 @@ impl FileChunks {
         if self.last_read.is_empty() {
             return Ok(false);
         }
-        let mut now = vec![0; self.last_read.len()];
-        match self.file.read_exact_at(&mut now, self.position - self.last_read.len() as u64) {
-            Ok(()) => Ok(now != self.last_read),
+        let mut now = [0; LAST_READ_BYTES];
+        let now = &mut now[..self.last_read.len()];
+        match self.file.read_exact_at(now, self.position - self.last_read.len() as u64) {
+            Ok(()) => Ok(*now != *self.last_read),
             // Shorter than what was read: truncated (told by its size).
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
             Err(e) => Err(e),
