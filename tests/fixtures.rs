@@ -74,6 +74,59 @@ fn the_test_command_reports_a_wrong_cause_and_a_false_crash() {
     let text = stdout(&out);
     assert!(text.contains("wrong-cause") && text.contains("wrong cause (got cuda-illegal-access)"), "{text}");
     assert!(text.contains("false-crash") && text.contains("false crash"), "{text}");
+    // Each failure says what the labels expect and what the tool said.
+    assert!(
+        text.contains(
+            "expected: crash, cause one of cuda-oom, evidence containing \"illegal memory access\""
+        ),
+        "{text}"
+    );
+    assert!(text.contains("got:      crash, cause cuda-illegal-access"), "{text}");
+    assert!(
+        text.contains("input.log:1: RuntimeError: CUDA error: an illegal memory access was encountered"),
+        "{text}"
+    );
+    assert!(text.contains("expected: no-crash\n"), "{text}");
+}
+
+#[test]
+fn a_changed_report_is_shown_as_a_diff_of_the_blessed_one() {
+    let dir = TempDir::new("changed-report");
+    let labels = br#"{"verdict": "crash", "root_cause": "cuda-illegal-access", "accept": ["cuda-illegal-access"], "evidence": ["illegal memory access"]}"#;
+    dir.write("moved/case.json", labels);
+    dir.write("moved/input.log", b"RuntimeError: CUDA error: an illegal memory access was encountered\n");
+    let path = dir.path().to_str().unwrap();
+    assert_eq!(run(&["test", path, "--bless"]).status.code(), Some(0));
+    // The same failure, one line later: the labels pass, the report moved.
+    dir.write(
+        "moved/input.log",
+        b"INFO starting\nRuntimeError: CUDA error: an illegal memory access was encountered\n",
+    );
+    let out = run(&["test", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("report changed"), "{text}");
+    assert!(text.contains("--- expected.json (blessed)") && text.contains("+++ report now"), "{text}");
+    let changed = |sign: char, line: &str| {
+        text.lines().any(|l| l.trim_start().strip_prefix(sign).is_some_and(|rest| rest.trim() == line))
+    };
+    assert!(changed('-', "\"line\": 1,") && changed('+', "\"line\": 2,"), "{text}");
+}
+
+#[test]
+fn a_misspelt_label_is_named_before_any_check() {
+    let dir = TempDir::new("misspelt");
+    dir.write("typo/input.log", b"RuntimeError: CUDA error: out of memory\n");
+    dir.write(
+        "typo/case.json",
+        br#"{"verdict": "crash", "root_cause": "cuda-oom", "accept": ["cuda-oon"], "evidense": ["out of memory"]}"#,
+    );
+    let out = run(&["test", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("unknown key \"evidense\" (did you mean \"evidence\"?)"), "{text}");
+    assert!(text.contains("\"accept\" holds \"cuda-oon\", which is not a category"), "{text}");
+    assert!(!text.contains("wrong cause"), "{text}");
 }
 
 #[test]

@@ -36,11 +36,15 @@ fn each_case_is_a_testcase_and_a_broken_label_a_failure() {
     assert!(xml.contains(r#"<testcase classname="cases" name="k26" time=""#), "{xml}");
     let failing = r#"<testcase classname="cases" name="fi &lt;2800&gt; &amp; &quot;co&quot;" time=""#;
     let at = xml.find(failing).unwrap_or_else(|| panic!("no escaped failing case:\n{xml}"));
-    let failure = xml[at..].lines().nth(1).unwrap().trim();
+    let element = &xml[at..xml[at..].find("</failure>").map_or(xml.len(), |end| at + end)];
+    let failure = element.lines().nth(1).unwrap().trim();
     assert_eq!(
         failure,
-        r#"<failure message="wrong cause (got cuda-illegal-access)" type="wrong-cause">wrong cause (got cuda-illegal-access)</failure>"#
+        r#"<failure message="wrong cause (got cuda-illegal-access)" type="wrong-cause">wrong cause (got cuda-illegal-access)"#
     );
+    // The body explains, as `logdiag test` does on the terminal.
+    assert!(element.contains("\nexpected: crash, cause one of cuda-oom"), "{element}");
+    assert!(element.contains("\ngot:      crash, cause cuda-illegal-access"), "{element}");
     assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
     assert!(xml.trim_end().ends_with("</testsuites>"), "{xml}");
 }

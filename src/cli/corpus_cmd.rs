@@ -30,6 +30,9 @@ pub(super) fn run(
         let started = Instant::now();
         let result = check_case(&rules, case, mode);
         write_line(out, &format!("{:<40} {}", result.name, result.status))?;
+        for line in &result.explanation {
+            write_line(out, &format!("    {line}"))?;
+        }
         reports.push(CaseReport {
             suite: junit::suite_name(case),
             result,

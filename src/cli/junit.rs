@@ -81,9 +81,14 @@ fn testcase(xml: &mut String, case: &CaseReport) {
         _ => "failure",
     };
     let reason = escape(&status.to_string());
+    let mut body = reason.clone();
+    for line in &case.result.explanation {
+        body.push('\n');
+        body.push_str(&escape(line));
+    }
     let _ = writeln!(
         xml,
-        ">\n      <{element} message=\"{reason}\" type=\"{}\">{reason}</{element}>\n    </testcase>",
+        ">\n      <{element} message=\"{reason}\" type=\"{}\">{body}</{element}>\n    </testcase>",
         status.kind()
     );
 }

@@ -20,68 +20,15 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::diagnose::feed_source;
 use crate::engine::diagnosis::{Outcome, Verdict};
 use crate::engine::{Diagnosis, Engine, JudgeOptions};
 use crate::rules::RuleSet;
 
-/// The labels of a case (`case.json`); unknown keys are ignored.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Labels {
-    /// `crash` or `no-crash`.
-    pub verdict: String,
-    /// The labelled category.
-    pub root_cause: Option<String>,
-    /// Every category a careful diagnosis may give.
-    #[serde(default)]
-    pub accept: Vec<String>,
-    /// Substrings of the decisive lines.
-    #[serde(default)]
-    pub evidence: Vec<String>,
-    /// `verdict-only` when the decisive line is not in the log.
-    pub scorable: Option<String>,
-    /// For a log of several units: each unit's outcome, `crash` (one of
-    /// its runs crashed) or `healthy` (it has runs, none crashed).
-    #[serde(default)]
-    pub units: std::collections::BTreeMap<String, String>,
-    /// Which runs (1-based, in report order) collapsed or hung.
-    pub vitals: Option<VitalsLabels>,
-    /// A crash in a launch before the latest one (history, whatever the
-    /// verdict): some crashed run names an accepted category with one of
-    /// these evidence lines.
-    pub earlier: Option<EarlierLabels>,
-    /// Why the tool does not meet these labels yet, for a case kept as a
-    /// known miss.
-    pub known_miss: Option<String>,
-}
+mod explain;
+mod labels;
 
-/// The `vitals` labels of a case.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct VitalsLabels {
-    /// Runs that are `degraded`.
-    #[serde(default)]
-    pub degraded: Vec<usize>,
-    /// Runs that must not be `degraded`.
-    #[serde(default)]
-    pub not_degraded: Vec<usize>,
-    /// Runs whose outcome is `hung` (every other run listed anywhere here
-    /// must not be).
-    #[serde(default)]
-    pub hung: Vec<usize>,
-}
-
-/// The `earlier` labels of a case: the crash of an earlier launch.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct EarlierLabels {
-    /// Every category a careful diagnosis may give it.
-    #[serde(default)]
-    pub accept: Vec<String>,
-    /// Substrings of its decisive lines.
-    #[serde(default)]
-    pub evidence: Vec<String>,
-}
+pub use labels::{EarlierLabels, Labels, VitalsLabels};
 
 /// What checking a case found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +127,10 @@ pub struct CaseResult {
     pub name: String,
     /// What was found.
     pub status: Status,
+    /// For a case that is not as it should be: what the labels expect and
+    /// what the tool said, or how the report changed (lines to print under
+    /// the status).
+    pub explanation: Vec<String>,
 }
 
 /// Finds the case folders under `dir` (or `dir` itself if it is a case).
@@ -228,22 +179,22 @@ pub enum Mode {
 pub fn check_case(rules: &RuleSet, case: &Path, mode: Mode) -> CaseResult {
     let name =
         case.file_name().map_or_else(|| case.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let status = match run_checks(rules, case, mode) {
-        Ok(status) => status,
-        Err(e) => Status::Error(e),
+    let (status, explanation) = match run_checks(rules, case, mode) {
+        Ok(found) => found,
+        Err(e) => (Status::Error(e), Vec::new()),
     };
-    CaseResult { name, status }
+    CaseResult { name, status, explanation }
 }
 
-fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String> {
+fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<(Status, Vec<String>), String> {
     let labels_text = fs::read_to_string(case.join("case.json")).map_err(|e| format!("case.json: {e}"))?;
-    let labels: Labels = serde_json::from_str(&labels_text).map_err(|e| format!("case.json: {e}"))?;
+    let labels = labels::parse(&labels_text)?;
     let diagnosis = diagnose_case(rules, case)?;
     let status = check_labels(&labels, &diagnosis);
     let settled = match (&labels.known_miss, status) {
         (None, Status::Passed) => Status::Passed,
-        (None, failed) => return Ok(failed),
-        (Some(_), Status::Passed) => return Ok(Status::MissFixed),
+        (None, failed) => return Ok((failed, explain::labels_against_report(&labels, &diagnosis))),
+        (Some(_), Status::Passed) => return Ok((Status::MissFixed, Vec::new())),
         (Some(_), missed) => Status::KnownMiss(missed.to_string()),
     };
     let report = report_json(&diagnosis);
@@ -251,12 +202,12 @@ fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<Status, String
     if mode == Mode::Bless {
         refuse_to_write_elsewhere(case, &expected_path)?;
         fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
-        return Ok(settled);
+        return Ok((settled, Vec::new()));
     }
     match fs::read_to_string(&expected_path) {
-        Ok(expected) if same_json(&expected, &report) => Ok(settled),
-        Ok(_) => Ok(Status::ReportChanged),
-        Err(_) => Ok(Status::NotBlessed),
+        Ok(expected) if same_json(&expected, &report) => Ok((settled, Vec::new())),
+        Ok(expected) => Ok((Status::ReportChanged, explain::report_diff(&expected, &report))),
+        Err(_) => Ok((Status::NotBlessed, Vec::new())),
     }
 }
 
@@ -340,13 +291,18 @@ fn check_vitals(labels: &VitalsLabels, diagnosis: &Diagnosis) -> Option<String> 
     None
 }
 
-fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
-    let got = match diagnosis.verdict {
+/// A verdict in the words of `case.json`.
+fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
         Verdict::Crash => "crash",
         Verdict::Hung => "hung",
         Verdict::Degraded => "degraded",
         Verdict::NoCrash => "no-crash",
-    };
+    }
+}
+
+fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
+    let got = verdict_word(diagnosis.verdict);
     match (labels.verdict.as_str(), got) {
         (want, "crash") if want != "crash" => return Status::FalseCrash,
         (want, got) if want != "crash" && want != got => return Status::WrongVerdict(got.to_string()),
