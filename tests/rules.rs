@@ -36,6 +36,71 @@ fn a_broken_rule_folder_reports_every_error_at_once() {
 }
 
 #[test]
+fn every_misplaced_or_missing_key_of_a_file_is_named() {
+    let dir = TempDir::new("rule-keys");
+    dir.write(
+        "a/slips.toml",
+        b"role = \"cause\"\ncategory = \"abort\"\ntitel = \"x\"\nhint = \"h\"\n[match]\nmesage = 'x'\nlevle = ['error']\n[test]\nsamples = ['x']\n",
+    );
+    let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.contains("slips.toml:3:1: unknown field `titel` (did you mean `title`?)"), "{text}");
+    assert!(text.contains("missing field `title`"), "{text}");
+    assert!(
+        text.contains("slips.toml:6:1: unknown field `mesage` in [match] (did you mean `message`?)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("slips.toml:7:1: unknown field `levle` in [match] (did you mean `level`?)"),
+        "{text}"
+    );
+    assert!(text.contains("missing field `message` in [match]"), "{text}");
+    assert!(text.contains("5 problem(s) found"), "{text}");
+}
+
+#[test]
+fn a_failing_sample_shows_the_message_the_rule_saw() {
+    let dir = TempDir::new("rule-seen");
+    // The author matches `FATAL:`, which logdiag reads as the line's level.
+    dir.write(
+        "a/fatal.toml",
+        b"role = \"cause\"\ncategory = \"abort\"\ntitle = \"x\"\nhint = \"h\"\n[match]\nmessage = '^FATAL: engine died'\n[test]\nsamples = ['FATAL: engine died']\n",
+    );
+    // A level the line does not carry.
+    dir.write(
+        "a/level.toml",
+        b"role = \"cause\"\ncategory = \"abort\"\ntitle = \"x\"\nhint = \"h\"\n[match]\nmessage = 'engine died'\nlevel = ['error']\n[test]\nsamples = ['WARNING engine died']\n",
+    );
+    let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.contains("the rule sees the message \"engine died\" (level fatal;"), "{text}");
+    assert!(text.contains("\"FATAL:\" was read as the line's prefix and its level fatal"), "{text}");
+    assert!(text.contains("(level warning;") && text.contains("its level is not one of error"), "{text}");
+}
+
+#[test]
+fn a_hint_names_only_captures_the_regex_defines_and_gets_their_values() {
+    let dir = TempDir::new("rule-hint");
+    dir.write(
+        "a/hint.toml",
+        b"role = \"cause\"\ncategory = \"abort\"\ntitle = \"x\"\nhint = \"run `tool {pid}`; docker's {{.State}} is text\"\n[match]\nmessage = 'engine died'\n[test]\nsamples = ['engine died']\n",
+    );
+    let out = run(&["rules", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.contains("hint uses {pid} but the message regex has no group named 'pid'"), "{text}");
+    assert!(!text.contains("{.State}"), "{text}");
+    // A built-in hint's placeholder is filled from the line.
+    let log = "Nov 30 10:00:10 h systemd-coredump[2201]: Process 4711 (python3) of user 0 dumped core.\n";
+    let out = run_stdin(&["-", "--format", "json"], log.as_bytes());
+    let json = stdout(&out);
+    assert!(json.contains("coredumpctl info 4711"), "{json}");
+    assert!(!json.contains("{pid}"), "{json}");
+}
+
+#[test]
 fn explains_may_name_an_area_not_loaded_but_not_a_misspelt_id() {
     // rules/fate loaded alone: its rules explain torchrun's teardown line,
     // a rule of an area that is not there.

@@ -979,6 +979,9 @@ fn evidence_of(f: &Finding) -> EvidenceLine {
 /// gives none, the hint for the category its ending names.
 fn hint_of(rules: &RuleSet, f: &Finding) -> Option<String> {
     let rule = rules.rule(f.rule);
+    if let Some(filled) = &f.hint {
+        return Some(filled.clone());
+    }
     match (&rule.hint, rule.role) {
         (Some(hint), _) => Some(hint.clone()),
         (None, Role::Fate) => Some(fate::hint(category_of(f)).to_string()),

@@ -876,6 +876,7 @@ fn finding(
         event_last: event.last_line(),
         event_last_ordinal: event.last_ordinal(),
         title: run::excerpt(&rule.render_title(&m.captures)).0,
+        hint: rule.render_hint(&m.captures),
         evidence,
         pid,
         unit,

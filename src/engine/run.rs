@@ -85,6 +85,9 @@ pub struct Finding {
     pub event_last_ordinal: u64,
     /// Rendered title.
     pub title: String,
+    /// The rule's hint filled from this line's captures, when the hint
+    /// names any (`coredumpctl info {pid}`); otherwise the rule's own.
+    pub hint: Option<String>,
     /// Lines that support it (the decisive line first).
     pub evidence: Vec<EvidenceLine>,
     /// Process id the line is about: a `pid` capture, or its writer's pid

@@ -12,7 +12,7 @@ use regex::Regex;
 use toml::Spanned;
 
 use super::lazy::{LazyRegex, DFA_SIZE_LIMIT, REGEX_SIZE_LIMIT};
-use super::schema::RuleFile;
+use super::schema::{self, KeyFault, RuleFile};
 use super::Category;
 use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet, Stage};
 use crate::framing::{Format, Level};
@@ -231,7 +231,12 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
         let mut at = Positions { file: &text.name, text: &text.text, errors: &mut errors };
         for sample in &draft.samples {
             if !check::matches(&set, index, sample.get_ref()) {
-                at.error(sample.span(), "sample does not match this rule", "change the rule's [match] conditions, or fix the sample (it is framed and grouped like real input)");
+                let why = check::why_not(&set, index, sample.get_ref());
+                at.error(
+                    sample.span(),
+                    "sample does not match this rule",
+                    &format!("{why}; change the rule's [match] conditions, or fix the sample (it is framed and grouped like real input)"),
+                );
             }
         }
         for sample in &draft.counter_samples {
@@ -286,6 +291,9 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
             } else {
                 "check the TOML syntax around this position"
             };
+            if report_key_faults(&text.text, at) {
+                return None;
+            }
             // toml's message may span lines ("invalid array\nexpected `]`").
             let message = e.message().trim().replace('\n', "; ");
             at.error(span, &message, help);
@@ -381,7 +389,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
     let formats = parse_formats(&m.format, at);
     let not_formats = parse_formats(&m.not_format, at);
     if let Some(regex) = message.as_ref().filter(|_| validate) {
-        check_title(&file.title, regex.get(), role, at);
+        check_placeholders(&file, regex.get(), role, at);
     }
     if file.test.samples.is_empty() {
         at.error(
@@ -399,7 +407,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         role,
         category,
         title: file.title.get_ref().clone(),
-        hint: file.hint.clone(),
+        hint: file.hint.as_ref().map(|h| h.get_ref().clone()),
         why: file.why.clone(),
         priority: file.priority,
         terminal: file.terminal,
@@ -433,6 +441,67 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         counter_samples: file.test.counter_samples,
         text_index,
     })
+}
+
+/// Names every unknown and missing key of a file that is valid TOML but
+/// not a rule, each where it is written; false if there is none to name
+/// (the fault is of another kind, a value's type say).
+fn report_key_faults(text: &str, at: &mut Positions<'_>) -> bool {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    let faults = schema::key_faults(&table);
+    for fault in &faults {
+        match fault {
+            KeyFault::Unknown { section, key } => {
+                let known: Vec<&str> = schema::keys_of(section).collect();
+                let closest = known
+                    .iter()
+                    .map(|k| (strsim::osa_distance(key, k), *k))
+                    .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+                    .min()
+                    .map_or_else(String::new, |(_, k)| format!(" (did you mean `{k}`?)"));
+                let place = if section.is_empty() { String::new() } else { format!(" in [{section}]") };
+                at.error(
+                    key_span(text, section, key),
+                    &format!("unknown field `{key}`{place}{closest}"),
+                    &format!("a rule's fields{place} are: {}; see rules/README.md", known.join(", ")),
+                );
+            }
+            KeyFault::Missing { section, key } => {
+                let place = if section.is_empty() { String::new() } else { format!(" in [{section}]") };
+                at.error(
+                    key_span(text, "", section),
+                    &format!("missing field `{key}`{place}"),
+                    "add the field; rules/README.md lists the required ones",
+                );
+            }
+        }
+    }
+    !faults.is_empty()
+}
+
+/// Where `key` is written in `section` of a rule file (`[section]`'s own
+/// line for a key of the top level named like a section), or the start.
+fn key_span(text: &str, section: &str, key: &str) -> Range<usize> {
+    let mut offset = 0;
+    let mut current = "";
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+            current = name.trim();
+            if section.is_empty() && current == key {
+                return offset..offset + line.len();
+            }
+        } else if current == section {
+            let name = trimmed.split('=').next().unwrap_or("").trim().trim_matches('"');
+            if name == key && trimmed.contains('=') {
+                return offset..offset + line.len();
+            }
+        }
+        offset += line.len();
+    }
+    0..0
 }
 
 fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option<Category> {
@@ -544,26 +613,31 @@ fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Forma
     formats
 }
 
-fn check_title(title: &Spanned<String>, regex: &Regex, role: Role, at: &mut Positions<'_>) {
+/// Every `{name}` of the title and the hint must be a group of the message
+/// regex (or, for a fate rule, `ending` and `subject`); otherwise the user
+/// would read `{name}` or `?` where a value was meant.
+fn check_placeholders(file: &RuleFile, regex: &Regex, role: Role, at: &mut Positions<'_>) {
     let mut names: Vec<&str> = regex.capture_names().flatten().collect();
     // A fate line's title may always say how it ended and who.
     if role == Role::Fate {
         names.extend(["ending", "subject"]);
     }
-    let mut rest = title.get_ref().as_str();
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else {
-            break;
-        };
-        let name = &rest[open + 1..open + close];
-        if !names.contains(&name) {
-            at.error(
-                title.span(),
-                &format!("title uses {{{name}}} but the message regex has no group named '{name}'"),
-                &format!("add (?P<{name}>…) to [match] message, or remove {{{name}}}"),
-            );
+    let fields = [("title", Some(file.title.get_ref().as_str()), file.title.span())];
+    let hint = [(
+        "hint",
+        file.hint.as_ref().map(|h| h.get_ref().as_str()),
+        file.hint.as_ref().map_or(0..0, |h| h.span()),
+    )];
+    for (field, text, span) in fields.into_iter().chain(hint) {
+        for (name, _) in text.into_iter().flat_map(super::placeholders) {
+            if !names.contains(&name) {
+                at.error(
+                    span.clone(),
+                    &format!("{field} uses {{{name}}} but the message regex has no group named '{name}'"),
+                    &format!("add (?P<{name}>…) to [match] message, or remove {{{name}}}"),
+                );
+            }
         }
-        rest = &rest[open + close + 1..];
     }
 }
 

@@ -169,23 +169,60 @@ pub struct Rule {
 impl Rule {
     /// The title with `{name}` placeholders filled from `captures`.
     pub fn render_title(&self, captures: &[(String, String)]) -> String {
-        let mut out = String::with_capacity(self.title.len());
-        let mut rest = self.title.as_str();
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}') else {
-                break;
-            };
-            out.push_str(&rest[..open]);
-            let name = &rest[open + 1..open + close];
-            match captures.iter().find(|(n, _)| n == name) {
-                Some((_, value)) => out.push_str(value),
-                None => out.push('?'),
-            }
-            rest = &rest[open + close + 1..];
-        }
-        out.push_str(rest);
-        out
+        fill_placeholders(&self.title, captures)
     }
+
+    /// The hint with `{name}` placeholders filled from `captures`, when it
+    /// has any (`coredumpctl info {pid}`); `None` when the hint is the
+    /// rule's text as written.
+    pub fn render_hint(&self, captures: &[(String, String)]) -> Option<String> {
+        let hint = self.hint.as_deref()?;
+        placeholders(hint).next().is_some().then(|| fill_placeholders(hint, captures))
+    }
+}
+
+/// The `{name}` placeholders of a title or hint: a name of letters, digits
+/// and `_` between braces. Other braces (`{{.State.OOMKilled}}`, a shell's
+/// `${VAR}`) are text. Yields each name with the byte range of its braces.
+pub fn placeholders(template: &str) -> impl Iterator<Item = (&str, std::ops::Range<usize>)> {
+    let bytes = template.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while let Some(found) = template[at..].find('{') {
+            let open = at + found;
+            at = open + 1;
+            let name_len =
+                bytes[open + 1..].iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
+            let close = open + 1 + name_len;
+            let doubled = open > 0 && matches!(bytes[open - 1], b'{' | b'$');
+            if name_len > 0
+                && bytes.get(close) == Some(&b'}')
+                && !doubled
+                && !bytes[open + 1].is_ascii_digit()
+            {
+                at = close + 1;
+                return Some((&template[open + 1..close], open..close + 1));
+            }
+        }
+        None
+    })
+}
+
+/// `template` with each placeholder replaced by its capture, or `?` for a
+/// group that took no part in the match.
+fn fill_placeholders(template: &str, captures: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut copied = 0;
+    for (name, braces) in placeholders(template) {
+        out.push_str(&template[copied..braces.start]);
+        match captures.iter().find(|(n, _)| n == name) {
+            Some((_, value)) => out.push_str(value),
+            None => out.push('?'),
+        }
+        copied = braces.end;
+    }
+    out.push_str(&template[copied..]);
+    out
 }
 
 /// One rule matching one line of an event.

@@ -20,8 +20,9 @@ pub struct RuleFile {
     pub category: Option<Spanned<String>>,
     /// One-line title; `{name}` is replaced by the named capture `name`.
     pub title: Spanned<String>,
-    /// What the user should do next (required for cause and confirm).
-    pub hint: Option<String>,
+    /// What the user should do next (required for cause and confirm);
+    /// `{name}` is replaced as in the title.
+    pub hint: Option<Spanned<String>>,
     /// For symptoms and benign lines: what the line means when something
     /// else explains it.
     pub why: Option<String>,
@@ -96,4 +97,89 @@ pub struct TestSpec {
     /// Log excerpts the rule must not match.
     #[serde(default)]
     pub counter_samples: Vec<Spanned<String>>,
+}
+
+/// The keys of a rule file, by section (`""` for the top level), and
+/// whether each is required. Kept beside the types above, which must agree
+/// (a test checks that a file with every key loads).
+const SECTIONS: &[(&str, &[(&str, bool)])] = &[
+    (
+        "",
+        &[
+            ("id", false),
+            ("role", true),
+            ("category", false),
+            ("title", true),
+            ("hint", false),
+            ("why", false),
+            ("priority", false),
+            ("terminal", false),
+            ("counts_after_stop", false),
+            ("announces", false),
+            ("summary", false),
+            ("explains", false),
+            ("confirms", false),
+            ("marker", false),
+            ("stage", false),
+            ("phase", false),
+            ("match", true),
+            ("test", true),
+        ],
+    ),
+    (
+        "match",
+        &[
+            ("message", true),
+            ("not", false),
+            ("exception", false),
+            ("frame", false),
+            ("identifier", false),
+            ("level", false),
+            ("format", false),
+            ("not_format", false),
+        ],
+    ),
+    ("test", &[("samples", true), ("counter_samples", false)]),
+];
+
+/// A key that a rule file has and may not have, or lacks and must have.
+#[derive(Debug, PartialEq, Eq)]
+pub enum KeyFault {
+    /// `section.key` (or `key` at the top) is not a field.
+    Unknown { section: &'static str, key: String },
+    /// A required field is missing.
+    Missing { section: &'static str, key: &'static str },
+}
+
+/// Every unknown and missing key of a rule file that is valid TOML, so a
+/// file with several slips gets them all named at once (serde stops at the
+/// first).
+pub fn key_faults(table: &toml::Table) -> Vec<KeyFault> {
+    let mut faults = Vec::new();
+    for (section, keys) in SECTIONS {
+        let held =
+            if section.is_empty() { Some(table) } else { table.get(*section).and_then(|v| v.as_table()) };
+        let Some(held) = held else {
+            continue;
+        };
+        for key in held.keys() {
+            if !keys.iter().any(|(name, _)| name == key) {
+                faults.push(KeyFault::Unknown { section, key: key.clone() });
+            }
+        }
+        for (name, required) in keys.iter() {
+            if *required && !held.contains_key(*name) {
+                faults.push(KeyFault::Missing { section, key: name });
+            }
+        }
+    }
+    faults
+}
+
+/// The known keys of a section, for "did you mean".
+pub fn keys_of(section: &str) -> impl Iterator<Item = &'static str> + use<'_> {
+    SECTIONS
+        .iter()
+        .filter(move |(name, _)| *name == section)
+        .flat_map(|(_, keys)| keys.iter().map(|(k, _)| *k))
 }

@@ -223,3 +223,11 @@ fn the_built_in_regexes_facts_are_stored_as_parsing_finds_them() {
     }
     assert!(count > 300, "only {count} built-in patterns");
 }
+
+#[test]
+fn placeholders_are_names_in_single_braces_only() {
+    let hint =
+        "run `coredumpctl info {pid}`; `docker inspect -f '{{.State.OOMKilled}}'`; ${HOME}; {0}; {a_1}";
+    let names: Vec<&str> = super::placeholders(hint).map(|(name, _)| name).collect();
+    assert_eq!(names, ["pid", "a_1"]);
+}
