@@ -464,13 +464,20 @@ fn python_logging<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opt
 }
 
 /// loguru's default format: `{time} | {level: <8} | {name}:{function}:{line} - `
-/// (`SUCCESS` is its level between INFO and WARNING).
+/// (`SUCCESS` is its level between INFO and WARNING), and Python logging's
+/// `{time} | {level} | {name} | `.
 fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
-    if !(s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.lit(" | ")) {
-        return None;
+    // A wrapper may have read the stamp as its own (a collector's
+    // `2024-03-22 02:41:50 `): the columns then open the rest.
+    let stamped_before = line[..pos].trim_end().ends_with(|c: char| c.is_ascii_digit()) && s.lit("| ");
+    if !stamped_before {
+        s = Scan::at(line, pos);
+        if !(s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.lit(" | ")) {
+            return None;
+        }
     }
-    let stamp_end = s.pos - 3;
+    let stamp_end = s.pos - if stamped_before { 2 } else { 3 };
     let level_at = s.pos;
     let word = s.take_while(|b| b.is_ascii_uppercase());
     let level = match &line[level_at..level_at + word] {
@@ -484,13 +491,22 @@ fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     let origin_at = s.pos;
     s.take_while(|b| b != b' ');
     let origin_end = s.pos;
-    if !(s.lit(" - ") && line[origin_at..origin_end].ends_with(|c: char| c.is_ascii_digit())) {
+    let format = if s.lit(" - ") && line[origin_at..origin_end].ends_with(|c: char| c.is_ascii_digit()) {
+        Format::Loguru
+    } else if origin_end > origin_at && s.lit(" | ") {
+        // The same columns written by Python's logging: `%(asctime)s |
+        // %(levelname)s | %(name)s | %(message)s` (FastChat's build_logger,
+        // which also logs its process's stderr as `| ERROR | stderr | `).
+        Format::PythonLogging
+    } else {
         return None;
-    }
+    };
     record.origin = Some(&line[origin_at..origin_end]);
     record.level = Some(level);
-    record.time.get_or_insert(&line[pos..stamp_end]);
-    record.formats.insert(Format::Loguru);
+    if !stamped_before {
+        record.time.get_or_insert(&line[pos..stamp_end]);
+    }
+    record.formats.insert(format);
     Some(s.pos)
 }
 

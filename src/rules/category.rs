@@ -58,14 +58,14 @@ impl Category {
             Category::CudaIllegalAccess => {
                 "a GPU kernel faulted (illegal access, device assert, misaligned address)"
             }
-            Category::GpuXid => "the driver reports a GPU fault (Xid, fallen off the bus, ECC)",
+            Category::GpuXid => "the driver reports a GPU fault (NVIDIA's Xid, fallen off the bus, ECC; amdgpu's page faults)",
             Category::CudaDriverMismatch => {
                 "the driver, the runtime (CUDA, ROCm, CANN, Level Zero) or the device cannot be used together"
             }
             Category::Segfault => "SIGSEGV",
             Category::Abort => "SIGABRT: an abort, a C++ terminate, a failed assertion",
             Category::IllegalInstruction => "SIGILL: a binary built for another CPU or GPU",
-            Category::PortInUse => "the listen address is taken",
+            Category::PortInUse => "the listen address is taken, or is not this host's",
             Category::ModelLoadError => {
                 "the weights or the model's configuration cannot be loaded or fetched"
             }
