@@ -465,7 +465,10 @@ fn report_key_faults(text: &str, at: &mut Positions<'_>) -> bool {
                 at.error(
                     key_span(text, section, key),
                     &format!("unknown field `{key}`{place}{closest}"),
-                    &format!("a rule's fields{place} are: {}; see rules/README.md", known.join(", ")),
+                    &format!(
+                        "the fields a rule may have{place} are: {}; see rules/README.md",
+                        known.join(", ")
+                    ),
                 );
             }
             KeyFault::Missing { section, key } => {
