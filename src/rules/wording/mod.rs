@@ -22,7 +22,7 @@ mod features;
 pub use features::{features, NOT_TAUGHT};
 
 /// Below this share of the evidence the winning category stays unsaid.
-pub const THRESHOLD: f64 = 0.8;
+pub const THRESHOLD: f64 = 0.85;
 
 /// At least this many of a line's words must be known to the model.
 const MIN_KNOWN_WORDS: usize = 2;
