@@ -100,8 +100,8 @@ pub struct TestSpec {
 }
 
 /// The keys of a rule file, by section (`""` for the top level), and
-/// whether each is required. Kept beside the types above, which must agree
-/// (a test checks that a file with every key loads).
+/// whether each is required: the fields of the types above, which must
+/// agree with this list when a field is added.
 const SECTIONS: &[(&str, &[(&str, bool)])] = &[
     (
         "",
