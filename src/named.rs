@@ -67,3 +67,15 @@ macro_rules! named_enum {
         }
     };
 }
+
+/// The name among `known` closest to `typed` by edit distance (a swap of
+/// neighbours is one edit), if it is within a third of the name's length
+/// (at least 1): a typing slip worth a "did you mean".
+pub fn closest<'a>(typed: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|name| (strsim::osa_distance(typed, name), name))
+        .filter(|(distance, name)| *distance > 0 && *distance <= (name.len() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}

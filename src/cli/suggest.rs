@@ -48,15 +48,11 @@ fn looks_like_a_command(typed: &str) -> bool {
         && !typed.starts_with('-')
 }
 
-/// The name closest to `typed` by edit distance (a swap of neighbours is
-/// one edit), if it is within a third of the name's length (at least 1).
+/// The subcommand name closest to `typed`, whatever its case (see
+/// [`crate::named::closest`]).
 fn closest_name(typed: &str, names: impl Iterator<Item = String>) -> Option<String> {
-    let typed = typed.to_ascii_lowercase();
-    names
-        .map(|name| (strsim::osa_distance(&typed, &name), name))
-        .filter(|(distance, name)| *distance > 0 && *distance <= (name.len() / 3).max(1))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
+    let names: Vec<String> = names.collect();
+    crate::named::closest(&typed.to_ascii_lowercase(), names.iter().map(String::as_str)).map(str::to_string)
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 use similar::TextDiff;
 
 use super::labels::Labels;
-use crate::engine::diagnosis::{Outcome, RootCause};
 use crate::engine::Diagnosis;
 use crate::report::escape::for_terminal;
 
@@ -22,17 +21,7 @@ const EVIDENCE_CHARS: usize = 160;
 /// `expected:` and `got:` lines for a case whose labels fail.
 pub fn labels_against_report(labels: &Labels, diagnosis: &Diagnosis) -> Vec<String> {
     let mut lines = vec![format!("expected: {}", expected(labels))];
-    let causes: Vec<&RootCause> = diagnosis
-        .root_cause
-        .iter()
-        .chain(
-            diagnosis
-                .runs
-                .iter()
-                .filter(|r| r.outcome == Outcome::Crash)
-                .filter_map(|r| r.root_cause.as_ref()),
-        )
-        .collect();
+    let causes = super::reported_causes(diagnosis);
     let mut got = super::verdict_word(diagnosis.verdict).to_string();
     let mut categories: Vec<&str> = causes.iter().map(|c| c.category.name()).collect();
     categories.dedup();
@@ -58,11 +47,7 @@ fn expected(labels: &Labels) -> String {
     if labels.verdict != "crash" {
         return text;
     }
-    let accept: Vec<&str> = if labels.accept.is_empty() {
-        labels.root_cause.iter().map(String::as_str).collect()
-    } else {
-        labels.accept.iter().map(String::as_str).collect()
-    };
+    let accept = super::accepted(labels);
     if labels.scorable.as_deref() == Some("verdict-only") {
         text.push_str(" (verdict only)");
         return text;

@@ -257,11 +257,8 @@ fn category_fault(name: &str) -> Option<String> {
 /// ` (did you mean "x"?)` for the closest of `known` to `typed`, if it is
 /// close enough to be a typing slip.
 fn nearest<'a>(typed: &str, known: impl Iterator<Item = &'a str>) -> String {
-    known
-        .map(|name| (strsim::osa_distance(typed, name), name))
-        .filter(|(distance, name)| *distance <= 2.max(name.len() / 4))
-        .min()
-        .map_or_else(String::new, |(_, name)| format!(" (did you mean \"{name}\"?)"))
+    crate::named::closest(typed, known)
+        .map_or_else(String::new, |name| format!(" (did you mean \"{name}\"?)"))
 }
 
 #[cfg(test)]

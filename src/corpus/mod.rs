@@ -21,7 +21,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnose::feed_source;
-use crate::engine::diagnosis::{Outcome, Verdict};
+use crate::engine::diagnosis::{Outcome, RootCause, Verdict};
 use crate::engine::{Diagnosis, Engine, JudgeOptions};
 use crate::rules::RuleSet;
 
@@ -291,6 +291,19 @@ fn check_vitals(labels: &VitalsLabels, diagnosis: &Diagnosis) -> Option<String> 
     None
 }
 
+/// Every root cause the report gives: the diagnosis's, and each crashed
+/// run's.
+fn reported_causes(diagnosis: &Diagnosis) -> Vec<&RootCause> {
+    let runs = diagnosis.runs.iter().filter(|r| r.outcome == Outcome::Crash);
+    diagnosis.root_cause.iter().chain(runs.filter_map(|r| r.root_cause.as_ref())).collect()
+}
+
+/// The categories a case accepts: `accept`, or its `root_cause` alone.
+fn accepted(labels: &Labels) -> Vec<&str> {
+    let listed = if labels.accept.is_empty() { labels.root_cause.as_slice() } else { &labels.accept };
+    listed.iter().map(String::as_str).collect()
+}
+
 /// A verdict in the words of `case.json`.
 fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
@@ -313,23 +326,9 @@ fn check_verdict_and_cause(labels: &Labels, diagnosis: &Diagnosis) -> Status {
     if labels.scorable.as_deref() == Some("verdict-only") {
         return Status::Passed;
     }
-    let causes: Vec<_> = diagnosis
-        .root_cause
-        .iter()
-        .chain(
-            diagnosis
-                .runs
-                .iter()
-                .filter(|r| r.outcome == Outcome::Crash)
-                .filter_map(|r| r.root_cause.as_ref()),
-        )
-        .collect();
-    let accept: Vec<&String> = if labels.accept.is_empty() {
-        labels.root_cause.iter().collect()
-    } else {
-        labels.accept.iter().collect()
-    };
-    if !causes.iter().any(|c| accept.iter().any(|a| a.as_str() == c.category.name())) {
+    let causes = reported_causes(diagnosis);
+    let accept = accepted(labels);
+    if !causes.iter().any(|c| accept.contains(&c.category.name())) {
         let mut got: Vec<String> = causes.iter().map(|c| c.category.to_string()).collect();
         got.dedup();
         return Status::WrongCause(got);

@@ -470,14 +470,15 @@ fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     let mut s = Scan::at(line, pos);
     // A wrapper may have read the stamp as its own (a collector's
     // `2024-03-22 02:41:50 `): the columns then open the rest.
-    let stamped_before = line[..pos].trim_end().ends_with(|c: char| c.is_ascii_digit()) && s.lit("| ");
-    if !stamped_before {
+    let time = if s.lit("| ") && line[..pos].trim_end().ends_with(|c: char| c.is_ascii_digit()) {
+        None
+    } else {
         s = Scan::at(line, pos);
         if !(s.date() && s.byte(b' ') && s.clock(Fraction::Optional) && s.lit(" | ")) {
             return None;
         }
-    }
-    let stamp_end = s.pos - if stamped_before { 2 } else { 3 };
+        Some(&line[pos..s.pos - 3])
+    };
     let level_at = s.pos;
     let word = s.take_while(|b| b.is_ascii_uppercase());
     let level = match &line[level_at..level_at + word] {
@@ -503,8 +504,8 @@ fn loguru<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usiz
     };
     record.origin = Some(&line[origin_at..origin_end]);
     record.level = Some(level);
-    if !stamped_before {
-        record.time.get_or_insert(&line[pos..stamp_end]);
+    if let Some(time) = time {
+        record.time.get_or_insert(time);
     }
     record.formats.insert(format);
     Some(s.pos)

@@ -342,6 +342,22 @@ fn loguru_default_format_gives_the_level_and_the_place() {
 }
 
 #[test]
+fn python_loggings_pipe_columns_give_the_level_and_the_logger() {
+    // lm-sys/FastChat#3185: its logger, which also logs stderr as `| ERROR | stderr |`.
+    let line = "2024-03-22 02:41:50 | ERROR | stderr | ERROR:    [Errno 99] error while attempting to bind";
+    let record = first(line);
+    assert_eq!(record.level, Some(Level::Error));
+    assert_eq!(record.origin, Some("stderr"));
+    assert_eq!(record.message, "[Errno 99] error while attempting to bind");
+    assert!(record.formats.contains(Format::PythonLogging));
+    // Its stderr lines keep the level they print themselves.
+    let info = first("2024-03-22 02:41:50 | ERROR | stderr | INFO:     Started server process [3590]");
+    assert_eq!(info.level, Some(Level::Info));
+    assert_eq!(info.message, "Started server process [3590]");
+    assert!(!first("2024-03-22 02:41:50 | ERROR |").formats.contains(Format::PythonLogging));
+}
+
+#[test]
 fn python_loggings_default_format_gives_the_level() {
     // RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2656 (2025-08).
     let info =

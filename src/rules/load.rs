@@ -455,12 +455,8 @@ fn report_key_faults(text: &str, at: &mut Positions<'_>) -> bool {
         match fault {
             KeyFault::Unknown { section, key } => {
                 let known: Vec<&str> = schema::keys_of(section).collect();
-                let closest = known
-                    .iter()
-                    .map(|k| (strsim::osa_distance(key, k), *k))
-                    .filter(|(d, k)| *d <= 2.max(k.len() / 4))
-                    .min()
-                    .map_or_else(String::new, |(_, k)| format!(" (did you mean `{k}`?)"));
+                let closest = crate::named::closest(key, known.iter().copied())
+                    .map_or_else(String::new, |k| format!(" (did you mean `{k}`?)"));
                 let place = if section.is_empty() { String::new() } else { format!(" in [{section}]") };
                 at.error(
                     key_span(text, section, key),

@@ -475,53 +475,12 @@ impl RuleSet {
         reference: &mut Vec<u8>,
         facts: &LineFacts<'_>,
     ) -> Option<LineMatch> {
+        if self.refusal(candidate, reference, facts).is_some() {
+            return None;
+        }
         let rule_index = candidate.rule;
         let rule = &self.rules[rule_index];
-        let (message_blind, not_blind) = self.blind[rule_index];
-        let m = &rule.matcher;
-        let message = facts.message;
-        if let Some(not) = &m.not {
-            if verdict(&mut candidate.not, not_blind, not.get(), message, reference) {
-                return None;
-            }
-        }
-        if !m.levels.is_empty() && !facts.level.is_some_and(|l| m.levels.contains(&l)) {
-            return None;
-        }
-        if !m.formats.is_empty() && !m.formats.iter().any(|f| facts.formats.contains(*f)) {
-            return None;
-        }
-        if m.not_formats.iter().any(|f| facts.formats.contains(*f)) {
-            return None;
-        }
-        if let Some(exception) = &m.exception {
-            // Only a traceback's lines name an exception.
-            let (event, index) = (facts.event?, facts.index);
-            if !matches!(event.lines[index].role, LineRole::Exception | LineRole::ExceptionText) {
-                return None;
-            }
-            let name = event.exception_type_at(index)?;
-            let last = name.rsplit('.').next().unwrap_or(name);
-            if !(exception.is_match(name) || exception.is_match(last)) {
-                return None;
-            }
-        }
-        if let Some(identifier) = &m.identifier {
-            if !facts.identifier.is_some_and(|i| identifier.is_match(i)) {
-                return None;
-            }
-        }
-        if let Some(frame) = &m.frame {
-            let event = facts.event?;
-            let any = event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()));
-            if !any {
-                return None;
-            }
-        }
-        let regex = m.message.get();
-        if !verdict(&mut candidate.message, message_blind, regex, message, reference) {
-            return None;
-        }
+        let (regex, message) = (rule.matcher.message.get(), facts.message);
         // Captures only when the rule names some (a slower search).
         let mut captures = Captures::default();
         let (role, category) = (rule.role, rule.category);
@@ -536,6 +495,97 @@ impl RuleSet {
         }
         Some(LineMatch { rule: rule_index, line: facts.index, captures, role, category })
     }
+
+    /// The first of a candidate rule's conditions that refuses a line, in
+    /// the order they are cheapest to test (the message regex last), or
+    /// `None` if every one holds.
+    fn refusal(
+        &self,
+        candidate: &mut Candidate,
+        reference: &mut Vec<u8>,
+        facts: &LineFacts<'_>,
+    ) -> Option<Refusal> {
+        let rule_index = candidate.rule;
+        let (message_blind, not_blind) = self.blind[rule_index];
+        let m = &self.rules[rule_index].matcher;
+        let message = facts.message;
+        if let Some(not) = &m.not {
+            if verdict(&mut candidate.not, not_blind, not.get(), message, reference) {
+                return Some(Refusal::Not);
+            }
+        }
+        if !m.levels.is_empty() && !facts.level.is_some_and(|l| m.levels.contains(&l)) {
+            return Some(Refusal::Level);
+        }
+        if !m.formats.is_empty() && !m.formats.iter().any(|f| facts.formats.contains(*f)) {
+            return Some(Refusal::Format);
+        }
+        if m.not_formats.iter().any(|f| facts.formats.contains(*f)) {
+            return Some(Refusal::NotFormat);
+        }
+        if let Some(exception) = &m.exception {
+            // Only a traceback's lines name an exception.
+            let Some(event) = facts.event else {
+                return Some(Refusal::NoException);
+            };
+            if !matches!(event.lines[facts.index].role, LineRole::Exception | LineRole::ExceptionText) {
+                return Some(Refusal::NoException);
+            }
+            let Some(name) = event.exception_type_at(facts.index) else {
+                return Some(Refusal::NoException);
+            };
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if !(exception.is_match(name) || exception.is_match(last)) {
+                return Some(Refusal::Exception);
+            }
+        }
+        if let Some(identifier) = &m.identifier {
+            if !facts.identifier.is_some_and(|i| identifier.is_match(i)) {
+                return Some(Refusal::Identifier);
+            }
+        }
+        if let Some(frame) = &m.frame {
+            let any = facts.event.is_some_and(|event| {
+                event.lines.iter().any(|l| l.role == LineRole::Frame && frame.is_match(l.message()))
+            });
+            if !any {
+                return Some(Refusal::Frame);
+            }
+        }
+        if !verdict(&mut candidate.message, message_blind, m.message.get(), message, reference) {
+            return Some(Refusal::Message);
+        }
+        None
+    }
+
+    /// Which condition of rule `rule` refuses line `index` of `event`, if
+    /// any (for `rules check` to say why a sample does not match).
+    pub fn refusal_of(&self, rule: usize, event: &Event, index: usize) -> Option<Refusal> {
+        self.refusal(&mut Candidate::of(rule), &mut Vec::new(), &LineFacts::of(event, index))
+    }
+}
+
+/// A rule condition that refused a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The `not` regex matches the message.
+    Not,
+    /// The line's level is not one of `level`.
+    Level,
+    /// The line carries none of `format`.
+    Format,
+    /// The line carries a format of `not_format`.
+    NotFormat,
+    /// `exception` is set and the line is no traceback's exception line.
+    NoException,
+    /// The line's exception type does not match `exception`.
+    Exception,
+    /// The writer's identifier does not match `identifier`.
+    Identifier,
+    /// No frame of the line's traceback matches `frame`.
+    Frame,
+    /// The message regex does not match.
+    Message,
 }
 
 /// What a rule looks at on one line.

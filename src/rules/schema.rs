@@ -100,8 +100,8 @@ pub struct TestSpec {
 }
 
 /// The keys of a rule file, by section (`""` for the top level), and
-/// whether each is required: the fields of the types above, which must
-/// agree with this list when a field is added.
+/// whether each is required: the fields of the types above (a test checks
+/// that the two agree).
 const SECTIONS: &[(&str, &[(&str, bool)])] = &[
     (
         "",
@@ -182,4 +182,41 @@ pub fn keys_of(section: &str) -> impl Iterator<Item = &'static str> + use<'_> {
         .iter()
         .filter(move |(name, _)| *name == section)
         .flat_map(|(_, keys)| keys.iter().map(|(k, _)| *k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key list and the types above agree: a file with every listed
+    /// key (each of its type) is a rule file, and no built-in rule has a
+    /// key the list lacks.
+    #[test]
+    fn the_key_list_names_the_fields_of_the_types() {
+        let value = |key: &str| match key {
+            "priority" | "stage" => "1".to_string(),
+            "terminal" | "counts_after_stop" | "announces" | "summary" => "true".to_string(),
+            "explains" | "confirms" | "level" | "format" | "not_format" | "samples" | "counter_samples" => {
+                "['x']".to_string()
+            }
+            _ => "'x'".to_string(),
+        };
+        let mut text = String::new();
+        for (section, keys) in SECTIONS {
+            if !section.is_empty() {
+                text.push_str(&format!("[{section}]\n"));
+            }
+            for (key, _) in keys.iter().filter(|(key, _)| !["match", "test"].contains(key)) {
+                text.push_str(&format!("{key} = {}\n", value(key)));
+            }
+        }
+        toml::from_str::<RuleFile>(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let rules = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules");
+        for entry in walkdir::WalkDir::new(rules).into_iter().filter_map(Result::ok) {
+            if entry.path().extension().is_some_and(|e| e == "toml") {
+                let table: toml::Table = std::fs::read_to_string(entry.path()).unwrap().parse().unwrap();
+                assert_eq!(key_faults(&table), [], "{}", entry.path().display());
+            }
+        }
+    }
 }
