@@ -135,10 +135,21 @@ fn a_terminal_is_laid_out_to_its_width_with_evidence_cut() {
         let wide: Vec<&str> = report.lines().filter(|line| plain(line).chars().count() > 80).collect();
         assert!(wide.is_empty(), "{log} on an 80-column terminal:\n{}", wide.join("\n"));
     }
-    let report = plain(&on_terminal(&["fixtures/seed-k26-flashinfer-journal/input.log"], &[], 80));
+    // On 80 columns the decisive words are whole: the journal's and the
+    // server's prefix on the numbered line, the message wrapped under it.
+    let k26 = plain(&on_terminal(&["fixtures/seed-k26-flashinfer-journal/input.log"], &[], 80));
+    assert!(
+        k26.contains("\n           │   RuntimeError: FlashInfer requires GPUs with sm75 or higher\n"),
+        "{k26}"
+    );
+    assert!(k26.contains("\n  >     34 │ May 25 20:27:22 gpu-node-1 python[71283]:\n"), "{k26}");
+    let collapse = plain(&on_terminal(&["fixtures/seed-glm5-throughput-collapse/input.log"], &[], 80));
+    assert!(collapse.contains("gen throughput (token/s): 230.09"), "{collapse}");
+    // Where even the prefix is too wide, it is cut, marked with `…`.
+    let report = plain(&on_terminal(&["fixtures/seed-k26-flashinfer-journal/input.log"], &[], 60));
     let cut: Vec<&str> = report.lines().filter(|l| is_evidence(l) && l.ends_with('…')).collect();
-    assert!(!cut.is_empty(), "no evidence line cut on 80 columns:\n{report}");
-    assert!(cut.iter().all(|l| l.chars().count() == 80), "{cut:?}");
+    assert!(!cut.is_empty(), "no evidence line cut on 60 columns:\n{report}");
+    assert!(cut.iter().all(|l| l.chars().count() == 60), "{cut:?}");
     // COLUMNS overrides the terminal's own width.
     let report = on_terminal(&["fixtures/seed-k26-flashinfer-journal/input.log"], &[("COLUMNS", "60")], 120);
     assert!(plain(&report).lines().all(|l| l.chars().count() <= 60), "{report}");
@@ -206,10 +217,16 @@ fn evidence_lines_are_never_cut_in_a_pipe() {
             }
         }
     }
-    // The terminal gets the same line cut to its width.
+    // The terminal gets the same line wrapped to its width, its words
+    // whole, and a message of more than six lines cut at the sixth.
     let dir = TempDir::new("long-evidence");
     let path = dir.write("long.log", log.as_bytes());
     let report = plain(&on_terminal(&[path.to_str().unwrap()], &[], 80));
-    let decisive = report.lines().find(|l| l.starts_with("  >")).expect("a decisive line");
-    assert!(decisive.ends_with('…') && decisive.chars().count() == 80, "{decisive}");
+    let at = report.find("\n  >").expect("a decisive line") + 1;
+    let block: Vec<&str> =
+        report[at..].lines().take_while(|l| l.starts_with("  >") || l.starts_with("           │")).collect();
+    assert!(block[0].contains("RuntimeError: FlashInfer requires GPUs with sm75 or higher"), "{block:?}");
+    assert_eq!(block.len(), 7, "{block:?}");
+    let last = block[block.len() - 1];
+    assert!(last.ends_with('…') && block.iter().all(|l| l.chars().count() <= 80), "{block:?}");
 }

@@ -34,7 +34,7 @@ fn a_crash_reads_as_headline_table_evidence_and_hint() {
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "## logdiag: crash");
     assert!(
-        lines[2].starts_with("- `fixtures/seed-k26-flashinfer-journal/input.log:1-38` (`sglang-k26.service`) **CRASH**: FlashInfer's architecture check rejected the GPU"),
+        lines[2].starts_with("- `fixtures/seed-k26-flashinfer-journal/input.log:1-38` (`sglang-k26.service`) **CRASH**: FlashInfer's JIT found no build target at sm75"),
         "{}",
         lines[2]
     );

@@ -2,8 +2,9 @@
 //! its root cause with the evidence (the decisive line marked `>`), the
 //! hint, the symptoms with what explains them, benign lines and notices.
 //!
-//! Prose wraps under a hanging indent; an evidence line is one line,
-//! cut to the width on a terminal and whole in a pipe.
+//! Prose wraps under a hanging indent. An evidence line is one line in a
+//! pipe; on a terminal, one too long for the width keeps its message whole,
+//! wrapped under the line's cut prefix.
 
 use std::fmt::Write as _;
 
@@ -24,7 +25,14 @@ enum Mark {
     Plain,
 }
 
-/// Appends one evidence line: `  >     34 │ text`.
+/// At most this many lines of a long evidence line's message are shown
+/// under its prefix; the last ends with `…` if more is left.
+const MESSAGE_LINES: usize = 6;
+
+/// Appends one evidence line: `  >     34 │ text`. A line too long for
+/// the width keeps its message whole: what carried it (a journal's
+/// time, host and writer; the server's own time and rank) stays on the
+/// numbered line, cut if need be, and the message is wrapped under it.
 fn push_evidence(out: &mut String, terminal: &Terminal, mark: Mark, line: u64, text: &str) {
     let paint = Paint(terminal.color);
     let number = format!("{line:>6}");
@@ -32,15 +40,57 @@ fn push_evidence(out: &mut String, terminal: &Terminal, mark: Mark, line: u64, t
         Mark::Decisive => format!("> {number}"),
         Mark::Plain => format!("  {number}"),
     };
+    let shown_mark = match mark {
+        Mark::Decisive => paint.decisive_mark(&prefix),
+        Mark::Plain => prefix.clone(),
+    };
+    let paint_text = |text: &str| match mark {
+        Mark::Decisive => paint.decisive_text(text),
+        Mark::Plain => text.to_string(),
+    };
     let room = terminal.evidence_room(width_of(&prefix) + 5);
     let escaped = for_terminal(text);
-    let shown = cut(&escaped, room);
-    let _ = match mark {
-        Mark::Decisive => {
-            writeln!(out, "  {} │ {}", paint.decisive_mark(&prefix), paint.decisive_text(&shown))
-        }
-        Mark::Plain => writeln!(out, "  {prefix} │ {shown}"),
+    let Some(room) = room.filter(|&room| width_of(&escaped) > room) else {
+        let _ = writeln!(out, "  {shown_mark} │ {}", paint_text(&escaped));
+        return;
     };
+    let at = crate::framing::frame_line(text).first.message_at;
+    let (head, message) = match (text.get(..at), text.get(at..)) {
+        (Some(head), Some(message)) if at > 0 && !message.trim().is_empty() => (head.trim_end(), message),
+        _ => ("", text),
+    };
+    let under = format!("  {} │   ", " ".repeat(width_of(&prefix)));
+    let mut pieces = wrapped(&for_terminal(message.trim_start()), room.saturating_sub(2).max(1));
+    if head.is_empty() {
+        let first = pieces.remove(0);
+        let _ = writeln!(out, "  {shown_mark} │ {}", paint_text(&first));
+    } else {
+        let _ = writeln!(out, "  {shown_mark} │ {}", cut(&for_terminal(head), Some(room)));
+    }
+    let more = pieces.len() > MESSAGE_LINES;
+    pieces.truncate(MESSAGE_LINES);
+    let last = pieces.len().saturating_sub(1);
+    for (index, piece) in pieces.iter().enumerate() {
+        let piece = if more && index == last {
+            cut(&format!("{piece}…"), Some(room - 2)).into_owned()
+        } else {
+            piece.clone()
+        };
+        let _ = writeln!(out, "{under}{}", paint_text(&piece));
+    }
+}
+
+/// `text` broken into lines of at most `width` columns, at spaces where it
+/// can be, within words where it must.
+fn wrapped(text: &str, width: usize) -> Vec<String> {
+    let mut lines = String::new();
+    push_wrapped(&mut lines, Some(width), "", "", text);
+    let pieces: Vec<String> = lines.lines().map(str::to_string).collect();
+    if pieces.is_empty() {
+        vec![String::new()]
+    } else {
+        pieces
+    }
 }
 
 /// Appends what explains an evidence line: `└ rule.id: why`.
