@@ -190,3 +190,42 @@ fn a_bare_sigkill_is_not_called_an_oom_kill() {
     assert_eq!(code, Some(3), "{report}");
     assert_eq!(cause(&report).0, "sigkill-unattributed");
 }
+
+/// `systemctl status` on a terminal 90 columns wide: the status block,
+/// then the journal's last lines, each longer line cut to the width with
+/// `…` (systemd's ellipsize_mem), as a user pastes it.
+fn ellipsized_status_paste() -> String {
+    let journal =
+        std::fs::read_to_string(root().join("fixtures/seed-k26-flashinfer-journal/input.log")).unwrap();
+    let cut = |line: &str| match line.char_indices().nth(89) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    };
+    let mut paste = String::from(
+        "× sglang-k26.service - SGLang K2.6 server\n     Loaded: loaded (/etc/systemd/system/sglang-k26.service; enabled; preset: enabled)\n     Active: failed (Result: signal) since Mon 2026-05-25 20:27:23 UTC; 2min ago\n   Main PID: 71283 (code=killed, signal=KILL)\n\n",
+    );
+    for line in journal.lines().skip(28) {
+        paste.push_str(&cut(line));
+        paste.push('\n');
+    }
+    paste
+}
+
+#[test]
+fn a_paste_a_terminal_cut_is_named_with_the_command_that_prints_it_whole() {
+    let paste = ellipsized_status_paste();
+    let out = run_stdin(&["-", "--format", "json"], paste.as_bytes());
+    let report = json(&out);
+    let notices: Vec<&str> =
+        report["inputs"][0]["notices"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    let cut = notices.iter().find(|n| n.contains("end in `…`")).unwrap_or_else(|| panic!("{notices:?}"));
+    let lines = paste.lines().filter(|l| l.ends_with('…')).count();
+    let first = paste.lines().position(|l| l.ends_with('…')).unwrap() + 1;
+    assert!(lines >= 5, "{paste}");
+    assert!(cut.starts_with(&format!("{lines} line(s) end in `…` (the first at line {first})")), "{cut}");
+    assert!(cut.contains("`systemctl status -l --no-pager sglang-k26.service`"), "{cut}");
+    assert!(cut.contains("`journalctl -u sglang-k26.service -n 200 --no-pager`"), "{cut}");
+    // The same lines whole say nothing of it.
+    let whole = run(&["--format", "json", "fixtures/seed-k26-flashinfer-journal/input.log"]);
+    assert!(!stdout(&whole).contains("end in `…`"), "{}", stdout(&whole));
+}

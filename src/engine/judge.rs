@@ -64,6 +64,8 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             ));
         }
         notices.extend(source.units.notices());
+        let unit = source.units.list.iter().find_map(|u| u.name.as_deref());
+        notices.extend(source.ellipsized.notice(unit));
         if !options.units.is_empty() {
             let named: Vec<&str> = source.units.list.iter().filter_map(|u| u.name.as_deref()).collect();
             if !named.iter().any(|n| options.units.matches(Some(n))) {

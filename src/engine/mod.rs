@@ -10,6 +10,7 @@
 //! collapse against the runs before it.
 
 pub mod diagnosis;
+mod ellipsized;
 pub mod fingerprint;
 mod health;
 mod int_map;
@@ -81,6 +82,8 @@ struct SourceState {
     units: units::Units,
     /// Lines after this one start a new run (see [`Engine::launch_after`]).
     launch_after: Option<u64>,
+    /// Its lines that end in `…`, to tell whether a terminal cut them.
+    ellipsized: ellipsized::Ellipsized,
 }
 
 /// Reads events, remembers what matters, judges on demand.
@@ -293,6 +296,7 @@ impl<'r> Engine<'r> {
             notices: Vec::new(),
             units: units::Units::default(),
             launch_after: None,
+            ellipsized: ellipsized::Ellipsized::default(),
         });
     }
 
@@ -362,6 +366,9 @@ impl<'r> Engine<'r> {
                 return;
             }
             _ => {}
+        }
+        for line in &event.lines {
+            source.ellipsized.note(line.number, &line.text, line.formats.contains(Format::SystemctlStatus));
         }
         let index = source.units.route(event);
         // A guess of which unit a process was proven wrong: the lines
@@ -574,6 +581,7 @@ impl<'r> Engine<'r> {
             return;
         };
         let source = self.sources.last_mut().expect("a record was routed");
+        source.ellipsized.note(number, text, record.formats.contains(Format::SystemctlStatus));
         let writing = Writing {
             first: number,
             first_ordinal: at.ordinal,
