@@ -116,6 +116,10 @@ fn phase_state(run: &Run) -> State {
 pub enum Until {
     /// Report changes until the input ends.
     Never,
+    /// Stop when the launch's story ends: it crashes (1 or 3), hangs (5)
+    /// or stops (0); the input ending first is no failure (0). What a
+    /// watch without `--until` waits for.
+    StoryEnd,
     /// Stop when the launch is ready (0), crashes (1 or 3) or hangs (5).
     Ready,
     /// Stop when the launch crashes (1 or 3) or hangs (5).
@@ -280,7 +284,7 @@ impl Watcher {
             (State::Hung, _) => Some(EXIT_HUNG),
             (State::Degraded, Until::Ready) => Some(DEGRADED_EXIT),
             (State::Ready | State::Serving, Until::Ready) => Some(0),
-            (State::Stopped, Until::Exit) => Some(0),
+            (State::Stopped, Until::Exit | Until::StoryEnd) => Some(0),
             (State::Stopped, Until::Ready) => Some(EXIT_ENDED_FIRST),
             _ => None,
         };
@@ -322,7 +326,7 @@ impl Watcher {
             (_, State::Crashed) => crash_code(run),
             (_, State::Hung) => EXIT_HUNG,
             (_, State::Degraded) => DEGRADED_EXIT,
-            (Until::Never, _) => 0,
+            (Until::Never | Until::StoryEnd, _) => 0,
             (Until::Exit, State::Stopped) => 0,
             (Until::Ready, State::Ready | State::Serving) => 0,
             _ => EXIT_ENDED_FIRST,
@@ -330,7 +334,7 @@ impl Watcher {
     }
 
     fn no_launch_code(&self) -> i32 {
-        if self.options.until == Until::Never {
+        if matches!(self.options.until, Until::Never | Until::StoryEnd) {
             0
         } else {
             EXIT_ENDED_FIRST

@@ -241,7 +241,7 @@ fn replay(case: &str) {
     let dir = TempDir::new(&format!("replay-{case}"));
     let log = dir.path().join("input.log");
     std::fs::write(&log, "").unwrap();
-    let mut watch = Watch::start(&[log.to_str().unwrap()]);
+    let mut watch = Watch::start(&[log.to_str().unwrap(), "--keep-watching"]);
     let mut written = 0;
     let mut last_state = None;
     let mut last_record = Value::Null;
@@ -350,7 +350,7 @@ fn pending_work_without_progress_is_hung_and_progress_retracts_it() {
     let log = dir.path().join("sglang-server.log");
     append(&log, LAUNCH);
     let hang = Duration::from_secs(2);
-    let mut watch = Watch::start(&[log.to_str().unwrap(), "--hang-after", "2s"]);
+    let mut watch = Watch::start(&[log.to_str().unwrap(), "--hang-after", "2s", "--keep-watching"]);
     watch.wait_state("ready");
     let written = Instant::now();
     append(&log, DECODE);
@@ -561,4 +561,26 @@ fn a_named_pipe_is_followed_until_its_writer_closes_it() {
     let (code, _, stderr) = watch.finish();
     assert_eq!(code, 3, "{stderr}");
     assert!(!stderr.contains("Illegal seek"), "{stderr}");
+}
+
+#[test]
+fn text_names_the_deciding_line_the_unit_and_the_run_and_a_crash_ends_the_watch() {
+    // Two launches of one unit, both crashing: the current one is run 2.
+    let dir = TempDir::new("watch-text");
+    let seed = std::fs::read_to_string(fixture("seed-k26-flashinfer-journal")).unwrap();
+    let log = dir.write("journal.log", format!("{seed}{seed}").as_bytes());
+    let batch = json(&run(&["--format", "json", log.to_str().unwrap()]));
+    let current = &batch["runs"][1];
+    assert_eq!(current["number"], 2);
+    let line = current["root_cause"]["evidence"][0]["line"].as_u64().unwrap();
+    // No --until: the watch ends with the launch's story, well before the
+    // timeout (which only stops a regression from hanging the suite).
+    let out = run(&["watch", log.to_str().unwrap(), "--timeout", "60s"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    let state = format!("{}:{line} (sglang-k26.service): run 2: crashed — ", log.display());
+    assert!(text.contains(&state), "{state:?} not in:\n{text}");
+    assert!(text.contains("Run 2: "), "the details number the run as batch does:\n{text}");
+    assert!(text.trim_end().ends_with("crashed (exit 1)"), "{text}");
+    assert!(!text.contains("timeout"), "{text}");
 }

@@ -255,7 +255,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "--until:\n  ready  exit 0 when the launch is ready (a generation completed); 1/3 if it crashes first, 5 if it hangs, 4 if it stops or the input ends\n  crash  exit 1/3 when it crashes, 5 if it hangs; keeps watching through stops and restarts\n  exit   exit 0 when it stops in an orderly way, 1/3 if it crashes, 5 if it hangs\n  (none) report every change until the input ends, then exit 0, or 1/3 if the launch crashed, 5 if it hung\n\nExit codes: 0 the awaited state, 1 crashed (cause identified), 3 crashed (cause not identified), 4 the input ended or the launch stopped before the awaited state, 5 hung, 124 --timeout passed, 2 error.\n\nA log that a new launch appends to (>> server.log): give the line count before the launch, so the old launch's crash is not taken for the new one's:\n  from=$(cat server.log 2>/dev/null | wc -l)\n  python -m sglang.launch_server ... >> server.log 2>&1 &\n  logdiag watch server.log --after-line \"$from\" --until ready --timeout 30m"
+    after_help = "--until:\n  ready  exit 0 when the launch is ready (a generation completed); 1/3 if it crashes first, 5 if it hangs, 4 if it stops or the input ends\n  crash  exit 1/3 when it crashes, 5 if it hangs; keeps watching through stops and restarts\n  exit   exit 0 when it stops in an orderly way, 1/3 if it crashes, 5 if it hangs\n  (none) report every change until the launch's story ends: exit 1/3 when it crashes, 5 if it hangs, 0 when it stops in an orderly way or the input ends\n\n--keep-watching: do not stop at the end of a launch's story: report every later change (a hang that resolves, the launches of a service that restarts) until the input ends or --timeout passes, then exit as the current launch stands (0, 1/3 or 5).\n\nExit codes: 0 the awaited state, 1 crashed (cause identified), 3 crashed (cause not identified), 4 the input ended or the launch stopped before the awaited state, 5 hung, 124 --timeout passed, 2 error.\n\nA log that a new launch appends to (>> server.log): give the line count before the launch, so the old launch's crash is not taken for the new one's:\n  from=$(cat server.log 2>/dev/null | wc -l)\n  python -m sglang.launch_server ... >> server.log 2>&1 &\n  logdiag watch server.log --after-line \"$from\" --until ready --timeout 30m"
 )]
 struct WatchArgs {
     /// The log to follow (it may not exist yet; it may be truncated or
@@ -264,6 +264,10 @@ struct WatchArgs {
     /// Stop when the current launch reaches this state (see below).
     #[arg(long, value_enum)]
     until: Option<UntilArg>,
+    /// Go on past the end of the current launch's story (a crash, a hang,
+    /// a stop) and report the launches that follow (see below).
+    #[arg(long, conflicts_with = "until")]
+    keep_watching: bool,
     /// Give up after this long (30s, 5m, 1h30m, 250ms): exit 124.
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,

@@ -25,7 +25,7 @@ use crate::events::Event;
 use crate::input::follow::Change as FileChange;
 use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
 use crate::report::{escape::for_terminal, render_run, ColorChoice, Terminal, TextOptions};
-use crate::watch::{Change, State, Until, WatchOptions, Watcher};
+use crate::watch::{Change, State, Until, WatchOptions, Watcher, EXIT_ENDED_FIRST, EXIT_HUNG};
 
 /// Exit code when `--timeout` passes first.
 pub const EXIT_TIMEOUT: i32 = 124;
@@ -47,7 +47,9 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<i32, Failure>
     let timeout = duration(&args.timeout)?;
     let hang_after = duration(&args.hang_after)?.unwrap_or(DEFAULT_HANG_AFTER);
     let until = match args.until {
-        None => Until::Never,
+        // Without --until, a watch ends with the launch's story.
+        None if args.keep_watching => Until::Never,
+        None => Until::StoryEnd,
         Some(super::UntilArg::Ready) => Until::Ready,
         Some(super::UntilArg::Crash) => Until::Crash,
         Some(super::UntilArg::Exit) => Until::Exit,
@@ -300,12 +302,19 @@ impl Judge<'_> {
             }
             OutputFormat::Text => {
                 let run = &change.run;
-                let earlier = if change.history { "earlier run, " } else { "" };
+                let earlier = if change.history { "earlier " } else { "" };
+                // The deciding line where there is one, as batch places its
+                // evidence; the run as batch and JSON number it.
+                let (source, line_number) = match &change.evidence {
+                    Some(e) => (e.source.as_str(), e.line),
+                    None => (run.source.as_str(), run.first_line),
+                };
+                let unit = run.unit.as_deref().map(|u| format!(" ({})", for_terminal(u))).unwrap_or_default();
                 let mut line = format!(
-                    "[{:7.1}s] {}:{}: {earlier}{}",
+                    "[{:7.1}s] {}:{line_number}{unit}: {earlier}run {}: {}",
                     self.elapsed(),
-                    for_terminal(&run.source),
-                    run.first_line,
+                    for_terminal(source),
+                    run.number,
                     change.state.name()
                 );
                 line.push_str(&state_detail(change));
@@ -351,10 +360,19 @@ impl Judge<'_> {
                 writeln!(out, "{record}")?;
             }
             OutputFormat::Text => {
-                if code == EXIT_TIMEOUT {
-                    writeln!(out, "[{:7.1}s] timeout: no decision in time (exit {code})", self.elapsed())?;
-                } else {
-                    writeln!(out, "[{:7.1}s] {reason} (exit {code})", self.elapsed())?;
+                // What a decision was, in the words of the state lines.
+                let decided = match code {
+                    1 | 3 => "crashed",
+                    EXIT_HUNG => "hung",
+                    EXIT_ENDED_FIRST => "ended before the awaited state",
+                    _ => "reached",
+                };
+                match (code, reason) {
+                    (EXIT_TIMEOUT, _) => {
+                        writeln!(out, "[{:7.1}s] timeout: no decision in time (exit {code})", self.elapsed())?
+                    }
+                    (_, "decided") => writeln!(out, "[{:7.1}s] {decided} (exit {code})", self.elapsed())?,
+                    _ => writeln!(out, "[{:7.1}s] {reason} (exit {code})", self.elapsed())?,
                 }
             }
         }
@@ -407,11 +425,14 @@ fn state_detail(change: &Change) -> String {
         },
         _ => String::new(),
     };
-    match (&change.evidence, change.before_watch) {
-        (Some(e), true) if matches!(change.state, State::Crashed | State::Hung | State::Degraded) => {
-            format!("{detail} (written before watch started, at {})", at(e))
-        }
-        _ => detail,
+    // The state line already names the deciding line.
+    let decided_before = change.evidence.is_some()
+        && change.before_watch
+        && matches!(change.state, State::Crashed | State::Hung | State::Degraded);
+    if decided_before {
+        format!("{detail} (written before watch started)")
+    } else {
+        detail
     }
 }
 

@@ -104,7 +104,7 @@ fn push_why(out: &mut String, terminal: &Terminal, rule: &str, why: &str) {
 /// as the full report shows them.
 pub fn render_run(run: &Run, options: &TextOptions) -> String {
     let mut out = String::new();
-    run_details(&mut out, 1, run, None, options);
+    run_details(&mut out, run.number, run, None, options);
     out
 }
 
