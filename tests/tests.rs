@@ -32,6 +32,8 @@ mod memory;
 mod metamorphic;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
+/// The README's runnable examples, in a fresh home.
+mod readme;
 /// Rule tooling and the rule-authoring guide's example.
 mod rules;
 /// The founding incidents (fixtures/seed-*): what a user at 3 a.m. must be told.

@@ -1,0 +1,50 @@
+//! The README's runnable examples: the blocks marked `<!-- runnable: NAME -->`
+//! are run with bash, as a new user would paste them, in a fresh home
+//! whose `~/.cargo/bin` holds the built binary (where `cargo install` puts
+//! it).
+
+use std::process::Command;
+
+use crate::util::*;
+
+/// The shell block after the marker `<!-- runnable: name -->`.
+fn runnable(name: &str) -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let marker = format!("<!-- runnable: {name} -->\n```\n");
+    let at = readme.find(&marker).unwrap_or_else(|| panic!("no {marker:?} in README.md")) + marker.len();
+    let end = readme[at..].find("```").expect("the block ends");
+    readme[at..at + end].to_string()
+}
+
+#[test]
+fn the_install_lines_work_in_a_fresh_home_and_man_finds_the_page() {
+    let script = runnable("install");
+    let home = TempDir::new("readme-home");
+    let bin = home.path().join(".cargo/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("logdiag")).unwrap();
+    let man = ["/usr/bin/man", "/bin/man"].into_iter().find(|m| std::path::Path::new(m).exists());
+    let script = match man {
+        Some(_) => script,
+        None if std::env::var_os("LOGDIAG_REQUIRE_MAN").is_some() => panic!("man is needed (man-db)"),
+        None => {
+            eprintln!("skipped: `man -w` (man-db is not installed); the other lines run");
+            script.lines().filter(|l| !l.starts_with("man ")).collect::<Vec<_>>().join("\n")
+        }
+    };
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}\nstdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    let completion = home.path().join(".local/share/bash-completion/completions/logdiag");
+    assert!(std::fs::read_to_string(completion).unwrap().contains("logdiag"));
+    let page = home.path().join(".cargo/share/man/man1/logdiag.1.gz");
+    assert!(std::fs::metadata(&page).unwrap().len() > 0);
+    if man.is_some() {
+        assert_eq!(stdout(&out).trim(), page.to_str().unwrap(), "man -w finds the page");
+    }
+}
