@@ -49,6 +49,49 @@ fn every_fixture_folder_has_its_own_test() {
 }
 
 #[test]
+fn every_fixture_has_its_text_golden_and_the_founding_ones_show_the_decisive_words() {
+    for name in LISTED {
+        let case = root().join("fixtures").join(name);
+        assert!(
+            case.join("expected.txt").is_file(),
+            "{name}: no expected.txt (run logdiag test fixtures --bless)"
+        );
+        if name.starts_with("seed-") {
+            assert!(case.join("expected.md").is_file(), "{name}: no expected.md");
+        }
+    }
+    let golden = |name: &str| {
+        std::fs::read_to_string(root().join("fixtures").join(name).join("expected.txt")).unwrap()
+    };
+    let k26 = golden("seed-k26-flashinfer-journal");
+    assert!(k26.contains("RuntimeError: FlashInfer requires GPUs with sm75 or higher\n"), "{k26}");
+    let collapse = golden("seed-glm5-throughput-collapse");
+    assert!(collapse.contains("gen throughput (token/s): 230.09"), "{collapse}");
+    for text in [&k26, &collapse] {
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+}
+
+#[test]
+fn a_changed_text_report_is_shown_as_a_diff_of_its_golden() {
+    let dir = TempDir::new("changed-text");
+    let labels = br#"{"verdict": "crash", "root_cause": "cuda-illegal-access", "accept": ["cuda-illegal-access"], "evidence": ["illegal memory access"]}"#;
+    dir.write("case/case.json", labels);
+    dir.write("case/input.log", b"RuntimeError: CUDA error: an illegal memory access was encountered\n");
+    let path = dir.path().to_str().unwrap();
+    assert_eq!(run(&["test", path, "--bless"]).status.code(), Some(0));
+    let golden = dir.path().join("case/expected.txt");
+    let blessed = std::fs::read_to_string(&golden).unwrap();
+    assert!(blessed.contains("verdict: crash"), "{blessed}");
+    std::fs::write(&golden, blessed.replace("verdict: crash", "verdict: fine")).unwrap();
+    let out = run(&["test", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("--- expected.txt (blessed)"), "{text}");
+    assert!(text.contains("-verdict: fine") && text.contains("+verdict: crash"), "{text}");
+}
+
+#[test]
 fn the_test_command_runs_the_same_check() {
     let out = run(&["test", "fixtures"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -70,12 +70,12 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// A unified diff from the blessed report to the new one, at most
-/// `DIFF_LINES` lines of it.
-pub fn report_diff(blessed: &str, report: &str) -> Vec<String> {
+/// A unified diff from the blessed report in `file` to the new one, at
+/// most `DIFF_LINES` lines of it.
+pub fn report_diff(file: &str, blessed: &str, report: &str) -> Vec<String> {
     let diff = TextDiff::from_lines(blessed, report);
-    let text =
-        diff.unified_diff().context_radius(2).header("expected.json (blessed)", "report now").to_string();
+    let blessed_name = format!("{file} (blessed)");
+    let text = diff.unified_diff().context_radius(2).header(&blessed_name, "report now").to_string();
     let mut lines: Vec<String> = text.lines().map(|l| for_terminal(l).into_owned()).collect();
     if lines.len() > DIFF_LINES {
         let more = lines.len() - DIFF_LINES;
@@ -93,7 +93,7 @@ mod tests {
     fn the_diff_shows_the_changed_line_with_context() {
         let blessed = "{\n  \"verdict\": \"crash\",\n  \"line\": 4\n}\n";
         let now = "{\n  \"verdict\": \"crash\",\n  \"line\": 5\n}\n";
-        let lines = report_diff(blessed, now);
+        let lines = report_diff("expected.json", blessed, now);
         assert!(lines.iter().any(|l| l == "-  \"line\": 4"), "{lines:?}");
         assert!(lines.iter().any(|l| l == "+  \"line\": 5"), "{lines:?}");
         assert!(lines.iter().any(|l| l.starts_with("--- expected.json")), "{lines:?}");

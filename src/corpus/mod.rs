@@ -1,14 +1,16 @@
-//! Golden cases: a folder with `input.log`, `case.json` (labels) and
-//! `expected.json` (a blessed report). `logdiag test DIR` and `cargo test`
-//! check each case the same way:
+//! Golden cases: a folder with `input.log`, `case.json` (labels) and the
+//! blessed reports (`expected.json`, `expected.txt`, `expected.md`).
+//! `logdiag test DIR` and `cargo test` check each case the same way:
 //!
 //! - labels: the verdict; for a crash, a reported root-cause category in
 //!   `accept` and an evidence line containing one of `evidence` (unless the
 //!   case is `"scorable": "verdict-only"`); for a log of several units, the
 //!   outcome of each unit named in `units`;
-//! - the report: the JSON diagnosis equals `expected.json`, so any change
-//!   in what the tool says about a real incident is reviewed (re-bless with
-//!   `--bless`, read the diff).
+//! - the report: the JSON diagnosis equals `expected.json`, and the text
+//!   report at 80 columns `expected.txt` (the founding incidents' Markdown
+//!   `expected.md` too) when blessed, so any change in what the tool says
+//!   about a real incident, to a script or to a person, is reviewed
+//!   (re-bless with `--bless`, read the diff).
 //!
 //! A case labelled from its thread that the tool does not get right yet
 //! (an incident scored at first sight) says so in `known_miss`, with why:
@@ -23,6 +25,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnose::feed_source;
 use crate::engine::diagnosis::{Outcome, RootCause, Verdict};
 use crate::engine::{Diagnosis, Engine, JudgeOptions};
+use crate::report::{Color, EvidenceLines, MarkdownOptions, Terminal, TextOptions};
 use crate::rules::RuleSet;
 
 mod explain;
@@ -197,18 +200,57 @@ fn run_checks(rules: &RuleSet, case: &Path, mode: Mode) -> Result<(Status, Vec<S
         (Some(_), Status::Passed) => return Ok((Status::MissFixed, Vec::new())),
         (Some(_), missed) => Status::KnownMiss(missed.to_string()),
     };
-    let report = report_json(&diagnosis);
-    let expected_path = case.join("expected.json");
+    let name = case.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let goldens = goldens(&name, &diagnosis);
     if mode == Mode::Bless {
-        refuse_to_write_elsewhere(case, &expected_path)?;
-        fs::write(&expected_path, &report).map_err(|e| format!("expected.json: {e}"))?;
+        for (file, report) in &goldens {
+            let path = case.join(file);
+            refuse_to_write_elsewhere(case, &path)?;
+            fs::write(&path, report).map_err(|e| format!("{file}: {e}"))?;
+        }
         return Ok((settled, Vec::new()));
     }
-    match fs::read_to_string(&expected_path) {
-        Ok(expected) if same_json(&expected, &report) => Ok((settled, Vec::new())),
-        Ok(expected) => Ok((Status::ReportChanged, explain::report_diff(&expected, &report))),
-        Err(_) => Ok((Status::NotBlessed, Vec::new())),
+    for (file, report) in &goldens {
+        let same = |blessed: &str| match *file {
+            JSON_GOLDEN => same_json(blessed, report),
+            _ => blessed == report,
+        };
+        match fs::read_to_string(case.join(file)) {
+            Ok(blessed) if same(&blessed) => {}
+            Ok(blessed) => return Ok((Status::ReportChanged, explain::report_diff(file, &blessed, report))),
+            // The JSON is the report every case has; the text and Markdown
+            // are compared once blessed (a corpus from an older version has
+            // none yet).
+            Err(_) if *file == JSON_GOLDEN => return Ok((Status::NotBlessed, Vec::new())),
+            Err(_) => {}
+        }
     }
+    Ok((settled, Vec::new()))
+}
+
+/// The blessed report every case has.
+const JSON_GOLDEN: &str = "expected.json";
+
+/// The report as blessed, in each form a case keeps: the JSON scripts
+/// read, the text a person reads on an 80-column terminal, and for the
+/// founding incidents (`seed-*`) the Markdown pasted into an issue.
+fn goldens(case_name: &str, diagnosis: &Diagnosis) -> Vec<(&'static str, String)> {
+    let mut goldens = vec![(JSON_GOLDEN, report_json(diagnosis)), ("expected.txt", report_text(diagnosis))];
+    if case_name.starts_with("seed-") {
+        goldens.push(("expected.md", report_markdown(diagnosis)));
+    }
+    goldens
+}
+
+/// The text report as an 80-column terminal shows it, without colour.
+pub fn report_text(diagnosis: &Diagnosis) -> String {
+    let terminal = Terminal { width: Some(80), color: Color::Off, evidence: EvidenceLines::CutToWidth };
+    crate::report::render_text(diagnosis, &TextOptions { verbose: false, terminal })
+}
+
+/// The Markdown report.
+pub fn report_markdown(diagnosis: &Diagnosis) -> String {
+    crate::report::render_markdown(diagnosis, &MarkdownOptions { verbose: false })
 }
 
 /// Blessing writes only inside the corpus: not through an `expected.json`

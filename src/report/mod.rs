@@ -38,9 +38,19 @@ pub fn write_json(out: &mut dyn Write, diagnosis: &Diagnosis) -> io::Result<()> 
     out.write_all(b"\n")
 }
 
+/// The diagnosis as text.
+pub fn render_text(diagnosis: &Diagnosis, options: &TextOptions) -> String {
+    text::render(diagnosis, options)
+}
+
+/// The diagnosis as Markdown.
+pub fn render_markdown(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
+    markdown::render(diagnosis, options)
+}
+
 /// Writes the diagnosis as text.
 pub fn write_text(out: &mut dyn Write, diagnosis: &Diagnosis, options: &TextOptions) -> io::Result<()> {
-    out.write_all(text::render(diagnosis, options).as_bytes())
+    out.write_all(render_text(diagnosis, options).as_bytes())
 }
 
 /// Writes the diagnosis as Markdown, to paste into an issue.
@@ -49,7 +59,7 @@ pub fn write_markdown(
     diagnosis: &Diagnosis,
     options: &MarkdownOptions,
 ) -> io::Result<()> {
-    out.write_all(markdown::render(diagnosis, options).as_bytes())
+    out.write_all(render_markdown(diagnosis, options).as_bytes())
 }
 
 /// Whether a run gets a section of its own below the headlines: it crashed,
