@@ -144,6 +144,9 @@ pub struct Change {
     /// The log already held it when watching began: written before, not
     /// seen happen.
     pub before_watch: bool,
+    /// Not a change but a note on the same state: the launch has been in
+    /// this start-up phase for so long (past `--hang-after`).
+    pub lasting: Option<Duration>,
 }
 
 /// How the watch is set up.
@@ -184,6 +187,9 @@ pub struct Watcher {
     /// The diagnosis being taken is of what the log held when watching
     /// began ([`Watcher::start`]).
     catching_up: bool,
+    /// The current run's start-up phase, since when it was seen, and
+    /// whether its length was noted.
+    phase_seen: Option<(u64, State, Instant, bool)>,
 }
 
 impl Watcher {
@@ -200,6 +206,7 @@ impl Watcher {
             backlog_end: None,
             input_ended: false,
             catching_up: false,
+            phase_seen: None,
         }
     }
 
@@ -278,6 +285,7 @@ impl Watcher {
             self.current = Some((run.stream_first_line, state.clone()));
             changes.push(self.change(run, state.clone(), false));
         }
+        changes.extend(self.lasting_phase(run, &state, written, now));
         let code = match (&state, self.options.until) {
             (_, Until::Never) => None,
             (State::Crashed, _) => Some(crash_code(run)),
@@ -291,6 +299,29 @@ impl Watcher {
         (changes, code)
     }
 
+    /// A note when the current run has stayed in one start-up phase
+    /// (`loading-weights`…) for longer than `--hang-after`: a start-up that
+    /// long is stuck or much slower than it should be, though no work is
+    /// pending that could make it hung. Once per phase of a run.
+    fn lasting_phase(&mut self, run: &Run, state: &State, written: Instant, now: Instant) -> Option<Change> {
+        if !matches!(state, State::Phase(_) | State::Starting) {
+            self.phase_seen = None;
+            return None;
+        }
+        let same =
+            |(line, seen, ..): &(u64, State, Instant, bool)| *line == run.stream_first_line && seen == state;
+        if !self.phase_seen.as_ref().is_some_and(same) {
+            self.phase_seen = Some((run.stream_first_line, state.clone(), written, false));
+        }
+        let (_, _, since, noted) = self.phase_seen.as_mut()?;
+        let lasted = now.duration_since(*since);
+        if *noted || lasted < self.options.hang_after || self.input_ended {
+            return None;
+        }
+        *noted = true;
+        Some(Change { lasting: Some(lasted), ..self.change(run, state.clone(), false) })
+    }
+
     /// When to judge again even if no line comes: a crash waiting out its
     /// grace, or pending work that will count as hung.
     pub fn next_deadline(&self, diagnosis: &Diagnosis) -> Option<Instant> {
@@ -301,7 +332,11 @@ impl Watcher {
             let hung = self.current.as_ref().is_some_and(|(_, state)| *state == State::Hung);
             (!state_of(run).is_end() && !hung).then(|| since + self.options.hang_after)
         });
-        [grace, hang].into_iter().flatten().min()
+        let phase = match &self.phase_seen {
+            Some((_, _, since, false)) => Some(*since + self.options.hang_after),
+            _ => None,
+        };
+        [grace, hang, phase].into_iter().flatten().min()
     }
 
     /// Takes the diagnosis of the whole input, once it has ended: a crash
@@ -376,7 +411,7 @@ impl Watcher {
             (Some(e), Some((source, last))) => e.source == *source && e.line <= *last,
             _ => false,
         };
-        Change { run: run.clone(), state, history, evidence, before_watch }
+        Change { run: run.clone(), state, history, evidence, before_watch, lasting: None }
     }
 }
 

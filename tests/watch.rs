@@ -372,6 +372,30 @@ fn pending_work_without_progress_is_hung_and_progress_retracts_it() {
 }
 
 #[test]
+fn a_start_up_phase_that_lasts_past_the_hang_time_is_noted_once() {
+    let dir = TempDir::new("watch-phase");
+    let log = dir.path().join("sglang-server.log");
+    let loading = lines_of(LAUNCH, 0..2);
+    let mut watch = Watch::start(&[log.to_str().unwrap(), "--hang-after", "2s", "--keep-watching"]);
+    // Taken before the lines are written: the phase counts from then at
+    // the earliest.
+    let written = Instant::now();
+    append(&log, &loading);
+    watch.wait_state("loading-weights");
+    let note = watch.wait_record("a note on the lasting phase", |r| r["event"] == "lasting");
+    // The phase counts from the file's modification time, which the kernel
+    // keeps by a coarse clock (a few milliseconds behind).
+    let lasted = written.elapsed() + Duration::from_millis(50);
+    assert!(lasted >= Duration::from_secs(2), "noted before --hang-after: {lasted:?}");
+    assert_eq!(note["state"], "loading-weights");
+    assert!(note["lasting_seconds"].as_u64().unwrap() >= 2, "{note}");
+    // The phase ends: the launch goes on to be ready, and no second note.
+    append(&log, &lines_of(LAUNCH, 2..4));
+    watch.wait_state("ready");
+    assert_eq!(watch.seen.iter().filter(|r| r["event"] == "lasting").count(), 1, "{:#?}", watch.seen);
+}
+
+#[test]
 fn after_line_makes_what_the_log_held_history() {
     // A launch script that appends: the old launch's crash must not be
     // taken for the new launch's.

@@ -272,8 +272,8 @@ struct WatchArgs {
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,
     /// A launch whose last progress line showed requests running or
-    /// waiting is hung after this long without a progress line [default:
-    /// 10m].
+    /// waiting is hung after this long without a progress line; a start-up
+    /// phase that lasts this long gets a note [default: 10m].
     #[arg(long, value_name = "DUR")]
     hang_after: Option<String>,
     /// The lines up to N are earlier launches: the current launch begins

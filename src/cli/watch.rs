@@ -283,15 +283,19 @@ impl Judge<'_> {
                     event: &'static str,
                     elapsed: f64,
                     state: &'a str,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    lasting_seconds: Option<u64>,
                     history: bool,
                     before_watch: bool,
                     evidence: Option<&'a Evidence>,
                     run: &'a Run,
                 }
                 let record = StateJson {
-                    event: "state",
+                    // A note on a phase that lasts is no change of state.
+                    event: if change.lasting.is_some() { "lasting" } else { "state" },
                     elapsed: (self.elapsed() * 1000.0).round() / 1000.0,
                     state: change.state.name(),
+                    lasting_seconds: change.lasting.map(|d| d.as_secs()),
                     history: change.history,
                     before_watch: change.before_watch,
                     evidence: change.evidence.as_ref(),
@@ -390,6 +394,16 @@ enum Taken {
 
 /// What follows a state's name in the text report: the cause, the line
 /// that proved readiness, the silence of a hung launch.
+/// A duration as a person says it: `45 s`, `14 min`, `2 h 05 min`.
+fn minutes(lasted: Duration) -> String {
+    let seconds = lasted.as_secs();
+    match seconds {
+        0..=119 => format!("{seconds} s"),
+        120..=7199 => format!("{} min", seconds / 60),
+        _ => format!("{} h {:02} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
 fn state_detail(change: &Change) -> String {
     let run = &change.run;
     let at = |e: &Evidence| {
@@ -399,6 +413,12 @@ fn state_detail(change: &Change) -> String {
             format!("line {} of {}", e.line, for_terminal(&e.source))
         }
     };
+    if let Some(lasted) = change.lasting {
+        return format!(
+            " for {}, past --hang-after: a start-up phase this long is stuck or far slower than it should be; its last lines say what it waits for",
+            minutes(lasted)
+        );
+    }
     let detail = match (&change.state, &change.evidence) {
         (State::Crashed, _) => match &run.root_cause {
             Some(cause) => format!(" — {} [{}]", for_terminal(&cause.title), cause.category),
