@@ -243,13 +243,13 @@ fn goldens(case_name: &str, diagnosis: &Diagnosis) -> Vec<(&'static str, String)
 }
 
 /// The text report as an 80-column terminal shows it, without colour.
-pub fn report_text(diagnosis: &Diagnosis) -> String {
+fn report_text(diagnosis: &Diagnosis) -> String {
     let terminal = Terminal { width: Some(80), color: Color::Off, evidence: EvidenceLines::CutToWidth };
     crate::report::render_text(diagnosis, &TextOptions { verbose: false, terminal })
 }
 
 /// The Markdown report.
-pub fn report_markdown(diagnosis: &Diagnosis) -> String {
+fn report_markdown(diagnosis: &Diagnosis) -> String {
     crate::report::render_markdown(diagnosis, &MarkdownOptions { verbose: false })
 }
 
