@@ -1,15 +1,14 @@
 //! Diagnosing a source: the layer that connects the pipeline (bytes to
-//! events) with the engine (events to a diagnosis). The pipeline knows
-//! nothing of judging and the engine nothing of reading; here each event
-//! is judged as it is grouped, and what reading found (parts, formats,
-//! cut or unreadable input) is recorded beside the source's findings.
+//! news) with the engine (news to a diagnosis). The pipeline knows nothing
+//! of judging and the engine nothing of reading; the engine is the
+//! pipeline's sink, so each event is judged as it is grouped, and what
+//! reading found (parts, formats, cut or unreadable input) reaches it in
+//! input order beside the events.
 
 use std::io::{self, BufRead};
 
 use crate::engine::Engine;
-use crate::events::{Event, LineAt};
-use crate::framing::Record;
-use crate::pipeline::{read_parts, EventSink, Framing, Spares};
+use crate::pipeline::{read_parts, Framing, Sink};
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
@@ -28,74 +27,21 @@ pub fn feed_parts<R: BufRead + Send>(
     parts: Vec<(String, R)>,
     framing: Framing,
 ) -> io::Result<()> {
-    feed_parts_by(engine, name, parts, Records::WithoutEvents, framing)
+    engine.begin_source(name);
+    read_into(engine, name, parts, framing)
 }
 
-/// How the engine judges a line that is an event by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Records {
-    /// From its record, without making the event ([`Engine::feed_record`]).
-    WithoutEvents,
-    /// As an event, like any other (to test that both agree).
-    #[cfg(test)]
-    AsEvents,
-}
-
-fn feed_parts_by<R: BufRead + Send>(
-    engine: &mut Engine<'_>,
+/// Reads the parts into `sink`; the error only if nothing could be read.
+fn read_into<R: BufRead + Send>(
+    sink: &mut dyn Sink,
     name: &str,
     parts: Vec<(String, R)>,
-    records: Records,
     framing: Framing,
 ) -> io::Result<()> {
-    engine.begin_source(name);
-    let read = read_parts(name, parts, &mut Judging { engine, used: Spares::default(), records }, framing)?;
-    for (part, first, reversed) in read.parts {
-        engine.begin_part(&part, first, reversed);
-    }
-    engine.note_line(read.last_line, read.formats);
-    if read.last_line == 0 {
-        if let Some(e) = read.error {
-            return Err(e);
-        }
-    }
-    for notice in read.notices {
-        engine.note_input_problem(notice);
-    }
-    Ok(())
-}
-
-/// The engine as the pipeline's sink: each event is judged as it comes,
-/// a line that is an event by itself without one being made.
-struct Judging<'e, 'r> {
-    engine: &'e mut Engine<'r>,
-    /// Judged events, kept for the grouper to reuse.
-    used: Spares,
-    records: Records,
-}
-
-impl EventSink for Judging<'_, '_> {
-    fn take(&mut self, event: Box<Event>) -> io::Result<()> {
-        self.engine.feed(&event);
-        self.used.keep(event);
-        Ok(())
-    }
-
-    fn take_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) -> io::Result<()> {
-        match self.records {
-            Records::WithoutEvents => self.engine.feed_record(at, text, record),
-            #[cfg(test)]
-            Records::AsEvents => {
-                let mut event = self.spare().unwrap_or_else(Event::empty);
-                event.set_record(at, text, record);
-                return self.take(event);
-            }
-        }
-        Ok(())
-    }
-
-    fn spare(&mut self) -> Option<Box<Event>> {
-        self.used.take()
+    let read = read_parts(name, parts, sink, framing)?;
+    match read.error {
+        Some(e) if read.last_line == 0 => Err(e),
+        _ => Ok(()),
     }
 }
 
@@ -103,18 +49,49 @@ impl EventSink for Judging<'_, '_> {
 mod tests {
     use super::*;
     use crate::engine::JudgeOptions;
+    use crate::events::{Event, LineAt};
+    use crate::framing::{FormatSet, Record};
+    use crate::notice::Notice;
+    use crate::pipeline::Part;
     use crate::rules::RuleSet;
 
-    fn diagnosis(rules: &RuleSet, log: &[u8], records: Records) -> String {
+    /// The engine judging every line from an event, even one the pipeline
+    /// hands over as a record it could judge without one.
+    struct AsEvents<'e, 'r>(&'e mut Engine<'r>);
+
+    impl Sink for AsEvents<'_, '_> {
+        fn part(&mut self, part: &Part) -> io::Result<()> {
+            self.0.part(part)
+        }
+        fn take(&mut self, event: Box<Event>) -> io::Result<()> {
+            self.0.take(event)
+        }
+        fn take_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) -> io::Result<()> {
+            let mut event = self.spare().unwrap_or_else(Event::empty);
+            event.set_record(at, text, record);
+            self.take(event)
+        }
+        fn spare(&mut self) -> Option<Box<Event>> {
+            self.0.spare()
+        }
+        fn lines(&mut self, last: u64, formats: FormatSet) -> io::Result<()> {
+            self.0.lines(last, formats)
+        }
+        fn notice(&mut self, notice: Notice) -> io::Result<()> {
+            self.0.notice(notice)
+        }
+    }
+
+    fn diagnosis(rules: &RuleSet, log: &[u8], as_events: bool) -> String {
         let mut engine = Engine::new(rules);
-        feed_parts_by(
-            &mut engine,
-            "input.log",
-            vec![("input.log".to_string(), log)],
-            records,
-            Framing::OwnThread,
-        )
-        .unwrap();
+        let parts = vec![("input.log".to_string(), log)];
+        match as_events {
+            false => feed_parts(&mut engine, "input.log", parts, Framing::OwnThread).unwrap(),
+            true => {
+                engine.begin_source("input.log");
+                read_into(&mut AsEvents(&mut engine), "input.log", parts, Framing::OwnThread).unwrap();
+            }
+        }
         format!("{:?}", engine.diagnose(&JudgeOptions::default()))
     }
 
@@ -125,8 +102,8 @@ mod tests {
         let mut compared = 0;
         for case in std::fs::read_dir(fixtures).unwrap() {
             let Ok(log) = std::fs::read(case.unwrap().path().join("input.log")) else { continue };
-            let without = diagnosis(&rules, &log, Records::WithoutEvents);
-            assert_eq!(without, diagnosis(&rules, &log, Records::AsEvents));
+            let without = diagnosis(&rules, &log, false);
+            assert_eq!(without, diagnosis(&rules, &log, true));
             compared += 1;
         }
         assert!(compared > 100, "only {compared} fixtures read");
@@ -158,8 +135,8 @@ Traceback (most recent call last):
 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB
 ";
         let rules = RuleSet::builtin().unwrap();
-        let without = diagnosis(&rules, log.as_bytes(), Records::WithoutEvents);
-        assert_eq!(without, diagnosis(&rules, log.as_bytes(), Records::AsEvents));
+        let without = diagnosis(&rules, log.as_bytes(), false);
+        assert_eq!(without, diagnosis(&rules, log.as_bytes(), true));
         assert!(without.contains("\"cuda.illegal-memory-access\""), "{without}");
     }
 }

@@ -26,6 +26,7 @@ pub mod events;
 pub mod framing;
 pub mod input;
 pub mod named;
+pub mod notice;
 pub mod pipeline;
 pub mod report;
 pub mod rules;

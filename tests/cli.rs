@@ -448,3 +448,45 @@ fn a_file_name_that_is_not_utf8_is_refused_in_one_line_with_the_way_around() {
     let out = run_stdin(&["-"], &std::fs::read(&path).unwrap());
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
 }
+
+#[test]
+fn events_group_a_newest_first_excerpt_as_the_diagnosis_does() {
+    // `journalctl -r` prints the newest entry first: the traceback's header
+    // comes after its exception line in the file.
+    let dir = TempDir::new("newest-first");
+    let log = dir.write(
+        "r.log",
+        b"May 25 20:27:25 gpu01 systemd[1]: sglang.service: Failed with result 'exit-code'.\n\
+May 25 20:27:25 gpu01 systemd[1]: sglang.service: Main process exited, code=exited, status=1/FAILURE\n\
+May 25 20:27:24 gpu01 python3[4711]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n\
+May 25 20:27:24 gpu01 python3[4711]:     self.model = load(path)\n\
+May 25 20:27:24 gpu01 python3[4711]:   File \"/srv/serve.py\", line 9, in start\n\
+May 25 20:27:24 gpu01 python3[4711]: Traceback (most recent call last):\n\
+May 25 20:27:20 gpu01 systemd[1]: Started sglang.service - SGLang server.\n",
+    );
+    let out = run(&["events", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let tracebacks: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "traceback").collect();
+    assert_eq!(tracebacks.len(), 1, "one traceback, whole: {events:#?}");
+    let traceback = tracebacks[0];
+    let numbers: Vec<u64> =
+        traceback["lines"].as_array().unwrap().iter().map(|l| l["line"].as_u64().unwrap()).collect();
+    // In time order, each line named by its number in the file.
+    assert_eq!(numbers, [6, 5, 4, 3]);
+    assert_eq!(
+        traceback["exception"],
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    );
+    assert!(events.iter().all(|e| e["message"] != "Traceback (most recent call last):" || e == traceback));
+    // The diagnosis reads the same event: its cause is on the exception's
+    // line, and it names the rule `logdiag events` names there.
+    let report = json(&run(&["--format", "json", log.to_str().unwrap()]));
+    let cause = &report["root_cause"];
+    assert_eq!(cause["category"], "cuda-oom", "{report:#}");
+    assert!(cause["evidence"].as_array().unwrap().iter().any(|e| e["line"] == 3), "{cause:#}");
+    let rules: Vec<&str> =
+        traceback["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert!(rules.contains(&cause["rule"].as_str().unwrap()), "{rules:?} against {cause:#}");
+}

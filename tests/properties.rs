@@ -9,8 +9,9 @@ use logdiag::diagnose::feed_source;
 use logdiag::engine::{Diagnosis, Engine, JudgeOptions};
 use logdiag::events::Event;
 use logdiag::framing::journal::layout;
+use logdiag::framing::FormatSet;
 use logdiag::input::follow::{Chunks, Growing, Records};
-use logdiag::pipeline::{EventSink, Session};
+use logdiag::pipeline::{Session, Sink};
 use logdiag::report::{write_json, write_text, Color, EvidenceLines, Terminal, TextOptions};
 use logdiag::rules::RuleSet;
 use proptest::prelude::*;
@@ -159,28 +160,30 @@ impl Chunks for Pauses {
 fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis) {
     struct Judge<'r> {
         engine: Engine<'r>,
-        lines: std::rc::Rc<std::cell::Cell<u64>>,
+        lines: u64,
         seen: Vec<(u64, Diagnosis)>,
     }
-    impl EventSink for Judge<'_> {
+    impl Sink for Judge<'_> {
         fn take(&mut self, event: Box<Event>) -> io::Result<()> {
             self.engine.feed(&event);
             Ok(())
         }
+        fn lines(&mut self, last: u64, _: FormatSet) -> io::Result<()> {
+            self.lines = last;
+            Ok(())
+        }
         fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
-            self.seen.push((self.lines.get(), self.engine.diagnose_with(&pending, &JudgeOptions::default())));
+            self.seen.push((self.lines, self.engine.diagnose_with(&pending, &JudgeOptions::default())));
             Ok(())
         }
     }
-    let lines = std::rc::Rc::new(std::cell::Cell::new(0));
     let mut engine = Engine::new(rules());
     engine.begin_source("input.log");
-    let mut judge = Judge { engine, lines: lines.clone(), seen: Vec::new() };
+    let mut judge = Judge { engine, lines: 0, seen: Vec::new() };
     let mut part =
         Growing::new(Pauses { bytes: bytes.to_vec(), at: 0, pauses, idle_due: false }, |_| Records::Lines);
     let mut session = Session::following(&mut judge);
-    let _ = session
-        .read(BufReader::with_capacity(7, &mut part), layout::sniff(bytes), &mut |line, _| lines.set(line));
+    let _ = session.read(BufReader::with_capacity(7, &mut part), layout::sniff(bytes));
     session.finish().unwrap();
     let last = judge.engine.diagnose(&JudgeOptions::default());
     (judge.seen, last)

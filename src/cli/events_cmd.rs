@@ -2,7 +2,7 @@
 //! event, so rule authors see what the rules see, and which rules matched
 //! each event (by the matcher the diagnosis uses).
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
@@ -10,7 +10,7 @@ use super::{load_rules, Failure, RuleArgs};
 use crate::events::traceback::parse_frame;
 use crate::events::{Event, EventKind, LineRole};
 use crate::input::{collect_sources, open_logs, Symlinks};
-use crate::pipeline::read_events;
+use crate::pipeline::{read_parts, Borrowing, Framing, Parts};
 use crate::rules::{LineMatch, MatchScratch, RuleSet};
 
 #[derive(Serialize)]
@@ -59,12 +59,23 @@ pub(super) fn run(path: &str, rules: &RuleArgs, out: &mut dyn Write) -> Result<i
     }
     for source in &collected.sources {
         let (parts, _not_logs) = open_logs(source).map_err(|e| Failure::Message(e.to_string()))?;
-        for (part, reader) in parts {
-            let summary =
-                read_events(reader, |_, _| {}, |event| write_event(out, &part, event, &mut matcher))?;
-            if let Some(e) = summary.error {
-                return Err(Failure::Message(format!("{part}: {e}")));
+        // The part loop the diagnosis reads with: what is printed is what
+        // the rules see (a newest-first part in time order, a traceback
+        // that goes on into the next file whole).
+        let mut written = Ok(());
+        let mut sink = Borrowing::new(|parts: &Parts, event: &Event| {
+            let result = write_event(out, parts, event, &mut matcher);
+            if let Err(e) = &result {
+                written = Err(io::Error::new(e.kind(), e.to_string()));
             }
+            result
+        });
+        let read = read_parts(&source.name, parts, &mut sink, Framing::ReadingThread)?;
+        // Writing failed (a closed pipe): that is the command's failure,
+        // not the input's.
+        written?;
+        if let Some(e) = read.error {
+            return Err(Failure::Message(format!("{}: {e}", source.name)));
         }
     }
     Ok(0)
@@ -94,9 +105,12 @@ impl<'r> Matcher<'r> {
     }
 }
 
+/// Writes `event` as a JSON line. Its lines are named by their files
+/// and their numbers there: in a file read newest first, a later line has
+/// a smaller number.
 fn write_event(
     out: &mut dyn Write,
-    source: &str,
+    parts: &Parts,
     event: &Event,
     matcher: &mut Matcher<'_>,
 ) -> std::io::Result<()> {
@@ -117,12 +131,13 @@ fn write_event(
     let lines = event
         .lines
         .iter()
-        .map(|l| LineJson { line: l.number, role: role_name(l.role), message: l.message() })
+        .map(|l| LineJson { line: parts.locate(l.number).1, role: role_name(l.role), message: l.message() })
         .collect();
+    let (source, line) = parts.locate(event.first_line());
     let json = EventJson {
         source,
-        line: event.first_line(),
-        last_line: event.last_line(),
+        line,
+        last_line: parts.locate(event.last_line()).1,
         kind,
         rules: matcher.rules_matching(event),
         time: event.time(),

@@ -24,6 +24,7 @@ use crate::engine::{Engine, JudgeOptions, UnitFilter};
 use crate::events::Event;
 use crate::input::follow::Change as FileChange;
 use crate::pipeline::follow::{follow_file, follow_stream, Fed, Followed};
+use crate::pipeline::Part;
 use crate::report::{escape::for_terminal, render_run, ColorChoice, Terminal, TextOptions};
 use crate::watch::{Change, State, Until, WatchOptions, Watcher, EXIT_ENDED_FIRST, EXIT_HUNG};
 
@@ -181,51 +182,55 @@ impl Judge<'_> {
         }
     }
 
-    /// Takes one piece of news from the reader.
+    /// Takes one piece of news from the reader: the engine takes what is
+    /// news of the log; idle moments, the end, a wait and a failure are
+    /// this loop's.
     fn take(&mut self, fed: Fed, followed: &Followed, out: &mut dyn Write) -> Result<Taken, Failure> {
-        match fed {
-            Fed::Events(events) => {
-                for event in &events {
-                    self.engine.feed(event);
-                }
-                followed.recycle(events);
+        match &fed {
+            Fed::Part(part) => self.note_part(part, out)?,
+            Fed::Events(_) => {
                 self.dirty = true;
                 self.since_snapshot = true;
             }
-            Fed::Idle { pending, lines, formats } => {
-                self.engine.note_line(lines, formats);
+            _ => {}
+        }
+        let own = fed.deliver(&mut self.engine, |used| followed.recycle(used)).map_err(Failure::Io)?;
+        match own {
+            None => {}
+            Some(Fed::Idle { pending, .. }) => {
                 self.snapshot = pending;
                 self.since_snapshot = false;
                 self.caught_up = true;
                 return Ok(Taken::Idle);
             }
-            Fed::Notice(notice) => self.engine.note_input_problem(notice),
-            Fed::Part { name, first_line, after, reversed } => {
-                self.engine.begin_part(&name, first_line, reversed);
-                let what = match after {
-                    Some(FileChange::Truncated) => Some("truncated"),
-                    Some(FileChange::Replaced) => Some("replaced"),
-                    None if self.waited => Some("appeared"),
-                    None => None,
-                };
-                if let Some(what) = what {
-                    self.note(out, what)?;
-                }
-            }
-            Fed::Renamed { first_line, name } => self.engine.rename_part(first_line, &name),
-            Fed::Waiting => {
+            Some(Fed::Waiting) => {
                 self.waited = true;
                 eprintln!("logdiag: waiting for {} to appear", for_terminal(&self.source));
             }
-            Fed::Ended { lines, formats } => {
-                self.engine.note_line(lines, formats);
+            Some(Fed::Ended { .. }) => {
                 self.snapshot.clear();
                 self.caught_up = true;
                 return Ok(Taken::Ended);
             }
-            Fed::Failed(e) => return Err(Failure::Message(format!("{}: {e}", self.source))),
+            Some(Fed::Failed(e)) => return Err(Failure::Message(format!("{}: {e}", self.source))),
+            Some(_) => {}
         }
         Ok(Taken::Event)
+    }
+
+    /// Says when the followed path's file changed: truncated, replaced,
+    /// or there at last.
+    fn note_part(&mut self, part: &Part, out: &mut dyn Write) -> Result<(), Failure> {
+        let what = match part.after {
+            Some(FileChange::Truncated) => Some("truncated"),
+            Some(FileChange::Replaced) => Some("replaced"),
+            None if self.waited => Some("appeared"),
+            None => None,
+        };
+        match what {
+            Some(what) => self.note(out, what),
+            None => Ok(()),
+        }
     }
 
     /// Judges the log so far and reports what changed; returns the exit

@@ -14,6 +14,7 @@ mod ellipsized;
 pub mod fingerprint;
 mod health;
 mod int_map;
+mod intake;
 mod judge;
 mod launches;
 mod liveness;
@@ -27,6 +28,7 @@ mod units;
 
 use crate::events::{Event, EventKind, EventLine, LineAt, LineRole};
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
+use crate::pipeline::Spares;
 use crate::rules::{Category, LineMatch, MarkerKind, MatchScratch, Role, RuleSet, Stage};
 use crate::vitals::{self, args, progress};
 
@@ -101,6 +103,8 @@ pub struct Engine<'r> {
     /// The latest error record, for a traceback that follows it after a
     /// line or two of its message (see [`ErrorRecord`]).
     error_record: Option<ErrorRecord>,
+    /// Judged events, kept for the grouper to reuse (see [`intake`]).
+    spares: Spares,
 }
 
 /// A record that may announce the traceback of its writer that follows
@@ -267,6 +271,7 @@ impl<'r> Engine<'r> {
             record_event: None,
             announcement: None,
             error_record: None,
+            spares: Spares::default(),
         }
     }
 
@@ -284,6 +289,7 @@ impl<'r> Engine<'r> {
         self.matches = Vec::new();
         self.scratch = MatchScratch::default();
         self.record_event = None;
+        self.spares = Spares::default();
     }
 
     /// Starts a new source; following events belong to it.
@@ -639,6 +645,7 @@ impl<'r> Engine<'r> {
             record_event: None,
             announcement: self.announcement,
             error_record: self.error_record.clone(),
+            spares: Spares::default(),
         };
         for event in pending {
             copy.feed(event);

@@ -10,44 +10,41 @@
 //! its lines ([`Fed::Part`]), exactly as rotated files are in batch mode.
 #![allow(clippy::vec_box)] // Boxed events: see the events module.
 
-use std::cell::{Cell, RefCell};
-use std::io::{self, BufReader, Read, Seek};
+use std::cell::RefCell;
+use std::io::{self, Read, Seek};
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
-use super::{cut_lines_notice, reversed, EventSink, ReadSummary, Session, SNIFF_BYTES};
+use super::{Held, Intake, Part, Sink};
 use crate::events::Event;
 use crate::framing::journal::layout;
 use crate::framing::FormatSet;
 use crate::input::follow::{Change, FollowedFile, Growing, Records, StreamChunks};
-use crate::input::Reversal;
-use crate::input::{sniff_compression, sniff_wide, with_head_until, Compression, Transcoder};
+use crate::input::{sniff_compression, Compression};
+use crate::notice::Notice;
 
 /// Messages in flight from the reading thread.
 const IN_FLIGHT: usize = 16;
 /// Most events in one message.
 const BATCH: usize = 256;
-/// Bytes read from a followed input at a time.
-const BUFFER: usize = 64 * 1024;
 
-/// What the reading thread hands over, in input order.
+/// What the reading thread hands over, in input order: a [`Sink`]'s
+/// news, owned, to cross to the judge's thread ([`Fed::deliver`]).
 #[derive(Debug)]
 pub enum Fed {
     /// The next events, in order.
     Events(Vec<Box<Event>>),
     /// The input has nothing more for now. `pending` are copies of the
-    /// events still open (see [`EventSink::idle`]); `lines` is the last
+    /// events still open (see [`Sink::idle`]); `lines` is the last
     /// line number read and `formats` the prefix formats seen so far.
     Idle { pending: Vec<Box<Event>>, lines: u64, formats: FormatSet },
-    /// A file begins at stream line `first_line`: the first one, or the
-    /// one after a truncation (`Change::Truncated`) or a rotation
-    /// (`Change::Replaced`). `reversed` is how it was put in time order when it was read
-    /// bottom-up (a newest-first journal): the part is then announced again,
-    /// once that is known.
-    Part { name: String, first_line: u64, after: Option<Change>, reversed: Option<Reversal> },
+    /// A file begins (see [`Part`]): the first one, or the one after a
+    /// truncation or a rotation; a newest-first one is announced again
+    /// once it is known how it was put in time order.
+    Part(Part),
     /// Something the report should say about the input.
-    Notice(String),
+    Notice(Notice),
     /// The file whose lines begin at stream line `first_line` was rotated
     /// away and now has the name `name`.
     Renamed { first_line: u64, name: String },
@@ -89,7 +86,7 @@ fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> F
     let (used, used_rx) = mpsc::sync_channel(IN_FLIGHT);
     std::thread::spawn(move || {
         let outbox = Rc::new(Outbox { tx, batch: RefCell::default() });
-        let mut reader = Reader { outbox, used: Some(used_rx), read: Rc::default() };
+        let mut reader = Reader { outbox, used: Some(used_rx) };
         // A bug here must end the watch as an error, not as the input's end.
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&mut reader)));
         let failure = match read {
@@ -104,9 +101,6 @@ fn spawn(read: impl FnOnce(&mut Reader) -> io::Result<()> + Send + 'static) -> F
     });
     Followed { news, used }
 }
-
-/// The lines read so far and the formats seen.
-type Seen = Rc<Cell<(u64, FormatSet)>>;
 
 /// Where news leaves the reading thread: events wait in a batch, which
 /// goes out before any other news, so everything arrives in order.
@@ -145,7 +139,6 @@ impl Outbox {
 struct Reader {
     outbox: Rc<Outbox>,
     used: Option<Receiver<Vec<Box<Event>>>>,
-    read: Seen,
 }
 
 impl Reader {
@@ -158,7 +151,7 @@ impl Reader {
             outbox: self.outbox.clone(),
             used: self.used.take(),
             spares: Vec::new(),
-            read: self.read.clone(),
+            seen: (0, FormatSet::default()),
         }
     }
 
@@ -176,19 +169,18 @@ impl Reader {
         }
         let mut followed = FollowedFile::new(&path, records_of);
         let mut sink = self.forward();
-        let mut session = Session::following(&mut sink);
+        let mut intake = Intake::following(&mut sink);
         let mut after = None;
         loop {
             let mut part = followed.next_part(&mut || {
-                let _ = self.outbox.send(Fed::Waiting);
+                let _ = intake.sink().waiting();
             })?;
-            let first_line = session.last_line() + 1;
-            let summary = self.read_part(&mut session, &mut part, &name, after, Held::UntilIdle)?;
-            self.part_read(summary)?;
+            let first_line = intake.last_line() + 1;
+            read_part(&mut intake, &mut part, &name, Held::UntilIdle, after)?;
             after = part.chunks().change();
             if after == Some(Change::Replaced) {
                 if let Some(renamed) = part.chunks().renamed_to() {
-                    self.send(Fed::Renamed { first_line, name: renamed.display().to_string() })?;
+                    intake.sink().renamed(first_line, &renamed.display().to_string())?;
                 }
             }
             followed.part_ended(part);
@@ -198,25 +190,24 @@ impl Reader {
     fn follow_stream(&mut self, stream: Box<dyn Read + Send>, name: &str) -> io::Result<()> {
         let mut part = Growing::new(StreamChunks::spawn(stream), records_of);
         let mut sink = self.forward();
-        let mut session = Session::following(&mut sink);
-        let summary = self.read_part(&mut session, &mut part, name, None, Held::UntilEnd)?;
-        session.finish()?;
-        self.part_read(summary)?;
-        let (lines, formats) = self.read.get();
-        self.send(Fed::Ended { lines, formats })
+        let mut intake = Intake::following(&mut sink);
+        read_part(&mut intake, &mut part, name, Held::UntilEnd, None)?;
+        intake.finish(false)
     }
 }
 
-impl Reader {
-    /// After a part: a read error ends the watch; cut lines are noted.
-    fn part_read(&self, summary: ReadSummary) -> io::Result<()> {
-        if let Some(e) = summary.error {
-            return Err(e);
-        }
-        if summary.cut_lines > 0 {
-            self.send(Fed::Notice(cut_lines_notice(summary.cut_lines)))?;
-        }
-        Ok(())
+/// Reads one part of a followed input through the part loop
+/// ([`Intake::read_growing_part`]). A read error ends the watch.
+fn read_part(
+    intake: &mut Intake<'_>,
+    part: impl Read,
+    name: &str,
+    held: Held,
+    after: Option<Change>,
+) -> io::Result<()> {
+    match intake.read_growing_part(name, part, held, after)?.error {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -236,89 +227,6 @@ fn compressed(path: &std::path::Path) -> io::Result<Option<std::fs::File>> {
     Ok(Some(file))
 }
 
-impl Reader {
-    /// Reads one part (announcing it first) through the session, as batch
-    /// mode reads a file: a newest-first journal (`journalctl -r`) is put
-    /// back in time order, with what the part holds when it first goes
-    /// idle (a file), or all of it (a stream: journalctl cannot follow in
-    /// reverse, so a newest-first stream ends, however slowly it comes).
-    fn read_part(
-        &self,
-        session: &mut Session<'_>,
-        part: impl Read,
-        name: &str,
-        after: Option<Change>,
-        held: Held,
-    ) -> io::Result<ReadSummary> {
-        let first_line = session.last_line() + 1;
-        let seen = self.read.clone();
-        let count = move |line: u64, formats: FormatSet| {
-            let (_, mut all) = seen.get();
-            all.extend(formats);
-            seen.set((line, all));
-        };
-        // Announced before its first line: an empty file is a part too.
-        self.send(Fed::Part { name: name.to_string(), first_line, after, reversed: None })?;
-        // UTF-16 or UTF-32 text is read as UTF-8 from its first bytes on.
-        let (head, reader) = with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, |_| false);
-        match sniff_wide(&head) {
-            Some(wide) => {
-                self.read_text_part(session, Transcoder::new(reader, wide), name, first_line, held, count)
-            }
-            None => self.read_text_part(session, reader, name, first_line, held, count),
-        }
-    }
-
-    /// Reads one part of UTF-8 text (see [`Reader::read_part`]).
-    fn read_text_part(
-        &self,
-        session: &mut Session<'_>,
-        part: impl Read,
-        name: &str,
-        first_line: u64,
-        held: Held,
-        mut count: impl FnMut(u64, FormatSet),
-    ) -> io::Result<ReadSummary> {
-        // A stream whose first quiet moment comes before three journal
-        // stamps (one or two entries, or a structured entry not yet at its
-        // stamp) is read on until its order can be told: newest first, it
-        // must be held whole before anything is judged.
-        let wants_more = |head: &[u8]| {
-            matches!(held, Held::UntilEnd) && reversed::too_few_stamps(head, layout::sniff(head).is_some())
-        };
-        let (head, mut reader) =
-            with_head_until(BufReader::with_capacity(BUFFER, part), SNIFF_BYTES, wants_more);
-        let shape = layout::sniff(&head);
-        if !reversed::looks_reversed(&head) {
-            return session.read(reader, shape, &mut count);
-        }
-        let reordered = match held {
-            Held::UntilIdle => reversed::reorder(BufReader::new(UntilIdle(&mut reader)), shape)?,
-            Held::UntilEnd => reversed::reorder(BufReader::new(UntilEnd(&mut reader)), shape)?,
-        };
-        if let Some(e) = reordered.error {
-            return Err(e);
-        }
-        self.send(Fed::Part {
-            name: name.to_string(),
-            first_line,
-            after: None,
-            reversed: Some(reordered.reversal),
-        })?;
-        self.send(Fed::Notice(reversed::reordered_notice("it")))?;
-        session.read(reordered.reader, shape, &mut count)?;
-        session.idle()?;
-        // Whatever comes after is read as it comes.
-        self.send(Fed::Part {
-            name: name.to_string(),
-            first_line: session.last_line() + 1,
-            after: None,
-            reversed: None,
-        })?;
-        session.read(reader, shape, &mut count)
-    }
-}
-
 /// A journal in the export format is idle only between entries, which
 /// end with an empty line; everything else between lines.
 fn records_of(head: &[u8]) -> Records {
@@ -328,52 +236,21 @@ fn records_of(head: &[u8]) -> Records {
     }
 }
 
-/// How much of a newest-first part is held to put it in order.
-#[derive(Debug, Clone, Copy)]
-enum Held {
-    /// What a file holds when it is first read to its end.
-    UntilIdle,
-    /// All of a stream, until it closes.
-    UntilEnd,
-}
-
-/// A followed input read to its end: idle signals are waited out.
-struct UntilEnd<R>(R);
-
-impl<R: Read> Read for UntilEnd<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            match self.0.read(buf) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-                other => return other,
-            }
-        }
-    }
-}
-
-/// A followed input read only as far as it goes now: its idle signal is
-/// its end.
-struct UntilIdle<R>(R);
-
-impl<R: Read> Read for UntilIdle<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.0.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
-            other => other,
-        }
-    }
-}
-
-/// Hands events to the judge's thread.
+/// Hands news to the judge's thread.
 struct Forward {
     outbox: Rc<Outbox>,
     used: Option<Receiver<Vec<Box<Event>>>>,
     /// Used events come back in batches; taken one at a time.
     spares: Vec<Box<Event>>,
-    read: Seen,
+    /// The lines read so far and the formats seen.
+    seen: (u64, FormatSet),
 }
 
-impl EventSink for Forward {
+impl Sink for Forward {
+    fn part(&mut self, part: &Part) -> io::Result<()> {
+        self.outbox.send(Fed::Part(part.clone()))
+    }
+
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
         self.outbox.push(event)
     }
@@ -385,8 +262,63 @@ impl EventSink for Forward {
         self.spares.pop()
     }
 
+    fn lines(&mut self, last: u64, formats: FormatSet) -> io::Result<()> {
+        self.seen = (last, formats);
+        Ok(())
+    }
+
+    fn notice(&mut self, notice: Notice) -> io::Result<()> {
+        self.outbox.send(Fed::Notice(notice))
+    }
+
+    fn renamed(&mut self, first_line: u64, name: &str) -> io::Result<()> {
+        self.outbox.send(Fed::Renamed { first_line, name: name.to_string() })
+    }
+
     fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
-        let (lines, formats) = self.read.get();
+        let (lines, formats) = self.seen;
         self.outbox.send(Fed::Idle { pending, lines, formats })
+    }
+
+    fn waiting(&mut self) -> io::Result<()> {
+        self.outbox.send(Fed::Waiting)
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        let (lines, formats) = self.seen;
+        self.outbox.send(Fed::Ended { lines, formats })
+    }
+}
+
+impl Fed {
+    /// Delivers this news to `sink`, as the reading thread's session
+    /// handed it out. Used events go back to the reader through
+    /// `recycle`. Idle moments, the end, a wait and a failure are the
+    /// judge's own business: they are given back (the lines read by an
+    /// idle moment or the end are delivered first).
+    pub fn deliver(
+        self,
+        sink: &mut dyn Sink,
+        recycle: impl FnOnce(Vec<Box<Event>>),
+    ) -> io::Result<Option<Fed>> {
+        match self {
+            Fed::Events(events) => {
+                let mut used = Vec::with_capacity(events.len());
+                for event in events {
+                    sink.take(event)?;
+                    used.extend(sink.spare());
+                }
+                recycle(used);
+            }
+            Fed::Part(part) => sink.part(&part)?,
+            Fed::Notice(notice) => sink.notice(notice)?,
+            Fed::Renamed { first_line, name } => sink.renamed(first_line, &name)?,
+            Fed::Idle { lines, formats, .. } | Fed::Ended { lines, formats } => {
+                sink.lines(lines, formats)?;
+                return Ok(Some(self));
+            }
+            Fed::Waiting | Fed::Failed(_) => return Ok(Some(self)),
+        }
+        Ok(None)
     }
 }

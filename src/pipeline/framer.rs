@@ -12,7 +12,8 @@ use std::io::{self, BufRead};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use super::escapes::opens_with_pasted_colour;
-use super::{without_escapes, ReadSummary, TextRead};
+use super::summary::{ReadSummary, TextRead};
+use super::without_escapes;
 use crate::events::traceback::{
     announces_asyncio_traceback, class_of_opening, classify, ends_plainly, Place,
 };
@@ -73,7 +74,7 @@ struct FramedLine {
     /// lines come bare.
     takes_bare_lines: bool,
     /// The line is a one-line event: it is [`FramedLine::lone`] and the
-    /// next line cannot continue it (see [`super::lone_record`]).
+    /// next line cannot continue it (see `lone_record` in `shapes`).
     whole: bool,
 }
 
@@ -117,7 +118,7 @@ impl FramedBatch {
         };
         debug_assert_eq!(kind, classify(message, Place::Outside), "{line:?}");
         let after_announcer = self.lines.last().is_some_and(|l| l.takes_bare_lines);
-        let (lone, ends) = super::lone_record(line, framed, kind, after_announcer);
+        let (lone, ends) = super::shapes::lone_record(line, framed, kind, after_announcer);
         if let Some(before) = self.lines.last_mut() {
             before.whole = before.lone && ends;
         }

@@ -25,12 +25,6 @@ use crate::input::Reversal;
 /// this, it goes to a temporary file.
 pub const HOLD_BYTES: usize = 8 << 20;
 
-/// What the report says of a newest-first part (`which`: "it", or the
-/// file's name) that was put in time order.
-pub fn reordered_notice(which: &str) -> String {
-    format!("{which} reads newest first (journalctl -r): judged oldest first; line numbers are the file's")
-}
-
 /// A newest-first input, stored, and read back oldest first.
 pub struct Reordered {
     /// Where each stream line of the reordered input is in the file.

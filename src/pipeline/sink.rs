@@ -1,15 +1,27 @@
-//! Where grouped events go: a callback that looks at each in turn. Used
-//! events come back so the grouper can reuse their buffers instead of
-//! allocating for every line.
+//! Where reading's news goes: one trait, [`Sink`], takes everything a
+//! source yields in input order: parts, events, the lines counted,
+//! notices, renames, and in a followed input its idle moments and its
+//! end. Batch judging, `logdiag watch`, `logdiag events` and rule samples
+//! all read through it. Used events come back so the grouper can reuse
+//! their buffers instead of allocating for every line.
 #![allow(clippy::vec_box)] // Boxed events: see the events module.
 
 use std::io;
 
+use super::part::{Part, Parts};
 use crate::events::{Event, LineAt};
-use crate::framing::Record;
+use crate::framing::{FormatSet, Record};
+use crate::notice::Notice;
 
-/// Takes events in input order.
-pub trait EventSink {
+/// Takes a source's news in input order. Only [`Sink::take`] must be
+/// written; a sink ignores by default what it has no use for.
+pub trait Sink {
+    /// A part begins; its lines follow (an empty file is a part too).
+    fn part(&mut self, part: &Part) -> io::Result<()> {
+        let _ = part;
+        Ok(())
+    }
+
     /// Takes the next event.
     fn take(&mut self, event: Box<Event>) -> io::Result<()>;
 
@@ -27,12 +39,43 @@ pub trait EventSink {
         None
     }
 
+    /// The lines read so far: the last one's number, and every format
+    /// framing recognised on them. Comes before an idle moment and at the
+    /// end.
+    fn lines(&mut self, last: u64, formats: FormatSet) -> io::Result<()> {
+        let _ = (last, formats);
+        Ok(())
+    }
+
+    /// Something the report should say about the input.
+    fn notice(&mut self, notice: Notice) -> io::Result<()> {
+        let _ = notice;
+        Ok(())
+    }
+
+    /// The file whose lines begin at stream line `first_line` was rotated
+    /// away and now has the name `name`.
+    fn renamed(&mut self, first_line: u64, name: &str) -> io::Result<()> {
+        let _ = (first_line, name);
+        Ok(())
+    }
+
     /// A followed input has nothing more for now. `pending` are copies of
     /// the events not handed out yet (a traceback whose end may still
     /// come), closed as if the input ended here: what a diagnosis of the
     /// input so far would see. The real events come later, as usual.
     fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
         let _ = pending;
+        Ok(())
+    }
+
+    /// A followed path does not exist (yet).
+    fn waiting(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The stream ended; everything it held came before.
+    fn end(&mut self) -> io::Result<()> {
         Ok(())
     }
 }
@@ -55,22 +98,29 @@ impl Spares {
     }
 }
 
-/// A callback that looks at each event in turn.
+/// A callback that looks at each event in turn, with the stream's parts
+/// so far (to name its lines by their files).
 pub struct Borrowing<F> {
     on_event: F,
+    parts: Parts,
     used: Spares,
 }
 
-impl<F: FnMut(&Event) -> io::Result<()>> Borrowing<F> {
-    /// Calls `on_event` with each event.
+impl<F: FnMut(&Parts, &Event) -> io::Result<()>> Borrowing<F> {
+    /// Calls `on_event` with the parts read so far and each event.
     pub fn new(on_event: F) -> Self {
-        Borrowing { on_event, used: Spares::default() }
+        Borrowing { on_event, parts: Parts::default(), used: Spares::default() }
     }
 }
 
-impl<F: FnMut(&Event) -> io::Result<()>> EventSink for Borrowing<F> {
+impl<F: FnMut(&Parts, &Event) -> io::Result<()>> Sink for Borrowing<F> {
+    fn part(&mut self, part: &Part) -> io::Result<()> {
+        self.parts.note(part.clone());
+        Ok(())
+    }
+
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
-        (self.on_event)(&event)?;
+        (self.on_event)(&self.parts, &event)?;
         self.used.keep(event);
         Ok(())
     }

@@ -6,7 +6,10 @@
 
 use std::io::{self, BufRead};
 
-use super::{next_line, next_line_or_stop, wait_for_line, without_escapes, Feeder, Next, ReadSummary};
+use super::feeder::Feeder;
+use super::summary::ReadSummary;
+use super::text::{next_line, next_line_or_stop, wait_for_line, Next};
+use super::without_escapes;
 use crate::framing::journal::export::{ExportItem, ExportReader};
 use crate::framing::journal::layout::{
     PlacedEntry, PrettyEntries, PrettyLine, Shape, VerboseEntries, VerboseLine,
@@ -20,20 +23,18 @@ pub fn read<R: BufRead>(
     reader: R,
     shape: Shape,
     first: (u64, u64),
-    on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     match shape {
-        Shape::Export => read_export(reader, first, on_line, feeder),
-        Shape::Verbose => read_verbose(reader, first, on_line, feeder),
-        Shape::JsonPretty => read_json_pretty(reader, first, on_line, feeder),
+        Shape::Export => read_export(reader, first, feeder),
+        Shape::Verbose => read_verbose(reader, first, feeder),
+        Shape::JsonPretty => read_json_pretty(reader, first, feeder),
     }
 }
 
 fn read_export<R: BufRead>(
     reader: R,
     (first, offset): (u64, u64),
-    on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     let mut entries = ExportReader::new(LineReader::new(reader).starting_at(first).at_offset(offset));
@@ -42,14 +43,14 @@ fn read_export<R: BufRead>(
         // A followed export stream is idle only between entries.
         match entries.next_entry() {
             Err(e) if feeder.following && e.kind() == io::ErrorKind::WouldBlock => {
-                on_line(entries.lines(), FormatSet::of(Format::JournalExport));
+                feeder.saw(entries.lines(), FormatSet::of(Format::JournalExport));
                 feeder.idle()?;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Ok(Some(ExportItem::Entry(e))) => push(feeder, e, Format::JournalExport)?,
             Ok(Some(ExportItem::Text(line))) => {
                 feeder.outside_entries += 1;
-                push_text(feeder, line.number, line.offset, &line.text, on_line)?;
+                push_text(feeder, line.number, line.offset, &line.text)?;
             }
             Ok(None) => break,
             Err(e) => {
@@ -58,7 +59,7 @@ fn read_export<R: BufRead>(
             }
         }
     }
-    on_line(entries.lines(), FormatSet::of(Format::JournalExport));
+    feeder.saw(entries.lines(), FormatSet::of(Format::JournalExport));
     Ok(summary)
 }
 
@@ -66,7 +67,6 @@ fn read_export<R: BufRead>(
 fn read_json_pretty<R: BufRead>(
     reader: R,
     (first, offset): (u64, u64),
-    on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first).at_offset(offset);
@@ -76,10 +76,10 @@ fn read_json_pretty<R: BufRead>(
         let read = entries.line(line.number, line.offset, line.text.as_ref());
         if let PrettyLine::Text = read {
             feeder.outside_entries += u64::from(!line.text.trim().is_empty());
-            push_text(feeder, line.number, line.offset, &line.text, on_line)?;
+            push_text(feeder, line.number, line.offset, &line.text)?;
             continue;
         }
-        on_line(line.number, FormatSet::of(Format::JournalJson));
+        feeder.saw(line.number, FormatSet::of(Format::JournalJson));
         match read {
             PrettyLine::Entry { entry, damaged } => {
                 feeder.damaged += u64::from(damaged);
@@ -96,7 +96,6 @@ fn read_json_pretty<R: BufRead>(
 fn read_verbose<R: BufRead>(
     reader: R,
     (first, offset): (u64, u64),
-    on_line: &mut impl FnMut(u64, FormatSet),
     feeder: &mut Feeder<'_>,
 ) -> io::Result<ReadSummary> {
     let mut lines = LineReader::new(reader).starting_at(first).at_offset(offset);
@@ -124,11 +123,11 @@ fn read_verbose<R: BufRead>(
                     push(feeder, done, Format::JournalVerbose)?;
                 }
                 feeder.outside_entries += u64::from(!line.text.trim().is_empty());
-                push_text(feeder, line.number, line.offset, &line.text, on_line)?;
+                push_text(feeder, line.number, line.offset, &line.text)?;
                 continue;
             }
         }
-        on_line(line.number, FormatSet::of(Format::JournalVerbose));
+        feeder.saw(line.number, FormatSet::of(Format::JournalVerbose));
     }
     if let Some(done) = entries.finish() {
         push(feeder, done, Format::JournalVerbose)?;
@@ -138,16 +137,10 @@ fn read_verbose<R: BufRead>(
 }
 
 /// Hands on a line that is no part of an entry, framed as text.
-fn push_text(
-    feeder: &mut Feeder<'_>,
-    number: u64,
-    offset: u64,
-    line: &str,
-    on_line: &mut impl FnMut(u64, FormatSet),
-) -> io::Result<()> {
+fn push_text(feeder: &mut Feeder<'_>, number: u64, offset: u64, line: &str) -> io::Result<()> {
     let text = without_escapes(line);
     let framed = frame_line(&text);
-    on_line(number, framed.first.formats);
+    feeder.saw(number, framed.first.formats);
     feeder.push(number, offset, &text, &framed)
 }
 

@@ -12,7 +12,7 @@ use libfuzzer_sys::fuzz_target;
 use logdiag::engine::{Engine, JudgeOptions};
 use logdiag::events::Event;
 use logdiag::input::follow::{Chunks, Growing};
-use logdiag::pipeline::{EventSink, Session};
+use logdiag::pipeline::{Session, Sink};
 use logdiag::rules::RuleSet;
 use logdiag::watch::{Until, WatchOptions, Watcher};
 
@@ -47,7 +47,7 @@ struct Judge<'r> {
     now: Instant,
 }
 
-impl EventSink for Judge<'_> {
+impl Sink for Judge<'_> {
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
         self.engine.feed(&event);
         Ok(())
@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     let mut judge = Judge { engine, watcher, now };
     let mut part = Growing::new(Pieces(pieces, false));
     let mut session = Session::following(&mut judge);
-    let _ = session.read(BufReader::new(&mut part), &mut |_, _| {});
+    let _ = session.read(BufReader::new(&mut part), None);
     session.finish().unwrap();
     let diagnosis = judge.engine.diagnose(&JudgeOptions { latest: Some(2), ..JudgeOptions::default() });
     let (_, code) = judge.watcher.end(&diagnosis, judge.now);
