@@ -2,7 +2,7 @@
 //!
 //! Kept apart from the compiled [`super::Rule`]: this type only mirrors the
 //! TOML (with source spans for error messages); validation and regex
-//! compilation happen in the loader (`rules::load`). `rules/README.md` documents every
+//! compilation happen in [`super::load`]. `rules/README.md` documents every
 //! field for rule authors.
 
 use serde::Deserialize;
