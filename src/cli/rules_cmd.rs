@@ -1,6 +1,7 @@
 //! `logdiag rules list | categories | check [DIR] | explain ID | draft FILE`.
 
 use std::io::Write;
+use std::path::Path;
 
 use comfy_table::{presets, Table};
 
@@ -9,110 +10,123 @@ use crate::rules::{load, Category, LoadOptions, Role};
 
 pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
     match action {
-        RulesAction::Categories => {
-            let mut table = Table::new();
-            table.load_preset(presets::NOTHING);
-            table.set_header(["category", "kind", "meaning"]);
-            for &category in Category::ALL {
-                let kind = if category.is_crash() { "crash" } else { "not a crash" };
-                table.add_row([category.name(), kind, category.meaning()]);
-            }
-            write_line(out, &table.to_string())?;
-            Ok(0)
-        }
-        RulesAction::List => {
-            let rules = load_rules(args)?;
-            let mut table = Table::new();
-            table.load_preset(presets::NOTHING);
-            table.set_header(vec!["id", "role", "category"]);
-            for rule in rules.rules() {
-                let category = match (rule.role, rule.marker) {
-                    (Role::Marker, Some(kind)) => format!("({})", kind.name()),
-                    _ => rule.category.map_or_else(|| "-".to_string(), |c| c.to_string()),
-                };
-                table.add_row(vec![rule.id.clone(), rule.role.name().to_string(), category]);
-            }
-            write_line(out, &table.to_string())?;
-            Ok(0)
-        }
-        RulesAction::Check { dir } => {
-            let options = match dir {
-                Some(dir) => {
-                    LoadOptions { builtin: false, dirs: vec![dir.clone()], check_builtin_samples: true }
-                }
-                None => LoadOptions {
-                    builtin: !args.no_default_rules,
-                    dirs: args.rules.clone(),
-                    check_builtin_samples: true,
-                },
-            };
-            match load::load(&options) {
-                Ok(rules) => {
-                    let samples: usize =
-                        rules.rules().iter().map(|r| r.samples.len() + r.counter_samples.len()).sum();
-                    write_line(
-                        out,
-                        &format!(
-                            "{} rules ok ({samples} samples and counter-samples checked; {} without a literal for the prefilter)",
-                            rules.rules().len(),
-                            rules.unfiltered_rules()
-                        ),
-                    )?;
-                    Ok(0)
-                }
-                Err(errors) => {
-                    for e in &errors {
-                        write_line(out, &e.to_string())?;
-                    }
-                    write_line(out, &format!("{} problem(s) found", errors.len()))?;
-                    Ok(EXIT_ERROR)
-                }
-            }
-        }
+        RulesAction::Categories => categories(out),
+        RulesAction::List => list(args, out),
+        RulesAction::Check { dir } => check(dir.as_deref(), args, out),
         RulesAction::Draft { file, run } => super::draft::run(file, *run, args, out),
-        RulesAction::Explain { id } => {
-            let rules = load_rules(args)?;
-            let Some(index) = rules.find(id) else {
-                return Err(Failure::Message(format!("no rule with id '{id}' (see `logdiag rules list`)")));
-            };
-            let rule = rules.rule(index);
-            let m = &rule.matcher;
-            let mut text = format!("{}  ({})\n", rule.id, rule.file);
-            text += &format!("  role:      {}\n", rule.role.name());
-            if let Some(category) = &rule.category {
-                text += &format!("  category:  {category}\n");
-            }
-            if let Some(kind) = rule.marker {
-                text += &format!("  marker:    {}\n", kind.name());
-            }
-            text += &format!("  title:     {}\n", rule.title);
-            text += &format!("  matches:   message =~ /{}/\n", m.message.as_str());
-            if let Some(not) = &m.not {
-                text += &format!("             and not /{}/\n", not.as_str());
-            }
-            if let Some(e) = &m.exception {
-                text += &format!("             in an exception of type {}\n", e.as_str());
-            }
-            if let Some(f) = &m.frame {
-                text += &format!("             in a traceback with a frame =~ /{}/\n", f.as_str());
-            }
-            if let Some(i) = &m.identifier {
-                text += &format!("             written by identifier {}\n", i.as_str());
-            }
-            if let Some(hint) = &rule.hint {
-                text += &format!("  hint:      {hint}\n");
-            }
-            if let Some(why) = &rule.why {
-                text += &format!("  why:       {why}\n");
-            }
-            for sample in &rule.samples {
-                text += &format!("  sample:    {}\n", sample.trim_end().replace('\n', "\n             "));
-            }
-            for sample in &rule.counter_samples {
-                text += &format!("  not:       {}\n", sample.trim_end().replace('\n', "\n             "));
-            }
-            write_line(out, text.trim_end())?;
+        RulesAction::Explain { id } => explain(id, args, out),
+    }
+}
+
+/// `rules categories`: the closed list of categories, with their meaning.
+fn categories(out: &mut dyn Write) -> Result<i32, Failure> {
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING);
+    table.set_header(["category", "kind", "meaning"]);
+    for &category in Category::ALL {
+        let kind = if category.is_crash() { "crash" } else { "not a crash" };
+        table.add_row([category.name(), kind, category.meaning()]);
+    }
+    write_line(out, &table.to_string())?;
+    Ok(0)
+}
+
+/// `rules list`: every loaded rule's id, role and category.
+fn list(args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let rules = load_rules(args)?;
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING);
+    table.set_header(vec!["id", "role", "category"]);
+    for rule in rules.rules() {
+        let category = match (rule.role, rule.marker) {
+            (Role::Marker, Some(kind)) => format!("({})", kind.name()),
+            _ => rule.category.map_or_else(|| "-".to_string(), |c| c.to_string()),
+        };
+        table.add_row(vec![rule.id.clone(), rule.role.name().to_string(), category]);
+    }
+    write_line(out, &table.to_string())?;
+    Ok(0)
+}
+
+/// `rules check [DIR]`: loads the rules (of `dir` alone, if given) with
+/// every sample checked, and says what is wrong or how much was checked.
+fn check(dir: Option<&Path>, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let options = match dir {
+        Some(dir) => {
+            LoadOptions { builtin: false, dirs: vec![dir.to_path_buf()], check_builtin_samples: true }
+        }
+        None => LoadOptions {
+            builtin: !args.no_default_rules,
+            dirs: args.rules.clone(),
+            check_builtin_samples: true,
+        },
+    };
+    match load::load(&options) {
+        Ok(rules) => {
+            let samples: usize =
+                rules.rules().iter().map(|r| r.samples.len() + r.counter_samples.len()).sum();
+            write_line(
+                out,
+                &format!(
+                    "{} rules ok ({samples} samples and counter-samples checked; {} without a literal for the prefilter)",
+                    rules.rules().len(),
+                    rules.unfiltered_rules()
+                ),
+            )?;
             Ok(0)
+        }
+        Err(errors) => {
+            for e in &errors {
+                write_line(out, &e.to_string())?;
+            }
+            write_line(out, &format!("{} problem(s) found", errors.len()))?;
+            Ok(EXIT_ERROR)
         }
     }
+}
+
+/// `rules explain ID`: one rule as written, its match conditions in words.
+fn explain(id: &str, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let rules = load_rules(args)?;
+    let Some(index) = rules.find(id) else {
+        return Err(Failure::Message(format!("no rule with id '{id}' (see `logdiag rules list`)")));
+    };
+    let rule = rules.rule(index);
+    let m = &rule.matcher;
+    let mut text = format!("{}  ({})\n", rule.id, rule.file);
+    text += &format!("  role:      {}\n", rule.role.name());
+    if let Some(category) = &rule.category {
+        text += &format!("  category:  {category}\n");
+    }
+    if let Some(kind) = rule.marker {
+        text += &format!("  marker:    {}\n", kind.name());
+    }
+    text += &format!("  title:     {}\n", rule.title);
+    text += &format!("  matches:   message =~ /{}/\n", m.message.as_str());
+    if let Some(not) = &m.not {
+        text += &format!("             and not /{}/\n", not.as_str());
+    }
+    if let Some(e) = &m.exception {
+        text += &format!("             in an exception of type {}\n", e.as_str());
+    }
+    if let Some(f) = &m.frame {
+        text += &format!("             in a traceback with a frame =~ /{}/\n", f.as_str());
+    }
+    if let Some(i) = &m.identifier {
+        text += &format!("             written by identifier {}\n", i.as_str());
+    }
+    if let Some(hint) = &rule.hint {
+        text += &format!("  hint:      {hint}\n");
+    }
+    if let Some(why) = &rule.why {
+        text += &format!("  why:       {why}\n");
+    }
+    for sample in &rule.samples {
+        text += &format!("  sample:    {}\n", sample.trim_end().replace('\n', "\n             "));
+    }
+    for sample in &rule.counter_samples {
+        text += &format!("  not:       {}\n", sample.trim_end().replace('\n', "\n             "));
+    }
+    write_line(out, text.trim_end())?;
+    Ok(0)
 }

@@ -10,7 +10,7 @@
 use std::io::BufRead;
 
 use super::head::with_head;
-use super::{open_part, walk::Skipped, Found, InputError, OpenPart, Source};
+use super::{open_part, Found, InputError, OpenPart, Skipped, Source};
 
 /// How much of a file's start is looked at.
 const HEAD_BYTES: usize = 8 * 1024;
@@ -83,7 +83,7 @@ fn mostly_control_bytes(head: &[u8]) -> bool {
 }
 
 /// Opens every part of a source that holds a log (decompressing as
-/// [`super::open`] does). A part found in a directory that is not a log
+/// [`super::open_part`] does). A part found in a directory that is not a log
 /// is left out and said so; one named on the command line is an error.
 pub fn open_logs(source: &Source) -> Result<(Vec<OpenPart>, Vec<Skipped>), InputError> {
     let mut parts = Vec::new();

@@ -29,7 +29,7 @@ pub use content::open_logs;
 pub use head::{with_head, with_head_until, Deferred};
 pub use lines::{Line, LineReader, Rest, StopAt, MAX_LINE_BYTES};
 pub use reversal::Reversal;
-pub use walk::{collect_sources, Collected, Skipped, Symlinks};
+pub use walk::{collect_sources, Collected, Symlinks};
 pub use wide::{sniff_wide, Transcoder, Wide};
 
 /// Where a source's bytes come from.
@@ -62,6 +62,21 @@ pub enum Found {
     Named,
     /// Found by walking a directory named on the command line.
     Walked,
+}
+
+/// A file a walk did not read, and why (shown with `-v`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file, as the walk found it.
+    pub path: String,
+    /// Why it is not read, lowercase.
+    pub why: String,
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: skipped: {}", self.path, self.why)
+    }
 }
 
 /// One file of a source.
@@ -149,12 +164,6 @@ fn is_skippable_zstd_frame(head: &[u8]) -> bool {
 
 /// An opened part of a source: its name and its bytes.
 pub type OpenPart = (String, Box<dyn BufRead + Send>);
-
-/// Opens every part of a source as a buffered byte stream, decompressing
-/// if needed.
-pub fn open(source: &Source) -> Result<Vec<OpenPart>, InputError> {
-    source.parts.iter().map(|part| Ok((part.name.clone(), open_part(part)?))).collect()
-}
 
 /// Opens one file (or stdin) as a buffered byte stream.
 pub fn open_part(part: &Part) -> Result<Box<dyn BufRead + Send>, InputError> {

@@ -6,10 +6,9 @@
 //! saying why. What a file holds is judged later, when it is opened
 //! ([`super::content`]).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::{lowercase_first, rotation, Found, InputError, Origin, Source};
+use super::{lowercase_first, rotation, Found, InputError, Origin, Skipped, Source};
 
 /// Whether a directory walk follows symbolic links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -20,21 +19,6 @@ pub enum Symlinks {
     Skip,
     /// Follow them, to files and folders alike (`-L`).
     Follow,
-}
-
-/// A file a walk did not read, and why (shown with `-v`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// The file, as the walk found it.
-    pub path: String,
-    /// Why it is not read, lowercase.
-    pub why: String,
-}
-
-impl fmt::Display for Skipped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: skipped: {}", self.path, self.why)
-    }
 }
 
 /// What the command-line paths come to.

@@ -12,8 +12,8 @@ use super::escape::for_terminal;
 use super::fit::{cut, push_wrapped, width_of};
 use super::paint::Paint;
 use super::terminal::Terminal;
-use super::text::{place, TextOptions, SYMPTOMS_SHOWN};
 use super::vitals::{degraded_details, hang_details};
+use super::{place, TextOptions, SYMPTOMS_SHOWN};
 use crate::engine::diagnosis::{Outcome, Run};
 
 /// How an evidence line is marked.

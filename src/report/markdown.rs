@@ -15,8 +15,9 @@
 use std::fmt::Write as _;
 
 use super::escape::for_terminal;
-use super::text::{Layout, SYMPTOMS_SHOWN};
+use super::text::Layout;
 use super::vitals::{duration, figure};
+use super::SYMPTOMS_SHOWN;
 use crate::engine::diagnosis::{line_span, Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
 /// What the Markdown report shows.

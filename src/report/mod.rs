@@ -1,7 +1,9 @@
 //! Reports: the diagnosis for people (text) and for scripts (JSON).
 //!
 //! Both render the same [`Diagnosis`]; only this module and the command
-//! line write to the terminal.
+//! line write to the terminal. What the text report's headlines and its
+//! runs' details share (its options, how many symptoms it shows, where a
+//! run is) lives here.
 
 mod details;
 pub mod escape;
@@ -15,21 +17,25 @@ mod vitals;
 
 use std::io::{self, Write};
 
-use crate::engine::diagnosis::Outcome;
+use crate::engine::diagnosis::{line_span, Outcome, Run};
 use crate::engine::Diagnosis;
+use escape::for_terminal;
 
 pub use details::render_run;
 pub use markdown::MarkdownOptions;
 pub use terminal::{Color, ColorChoice, EvidenceLines, Terminal};
-pub use text::TextOptions;
 
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// For people.
-    Text,
-    /// For scripts: the schema-1 JSON contract.
-    Json,
+/// Symptoms shown without `-v`.
+const SYMPTOMS_SHOWN: usize = 6;
+
+/// What the text report shows, and how it fits where it goes.
+#[derive(Debug, Clone, Default)]
+pub struct TextOptions {
+    /// Also show benign lines, every symptom, and every unit's runs.
+    pub verbose: bool,
+    /// Width, colour, and whether evidence lines are cut (default: a
+    /// pipe's: whole lines, no colour).
+    pub terminal: Terminal,
 }
 
 /// Writes the diagnosis as pretty JSON (deterministic, one document).
@@ -65,9 +71,16 @@ pub fn write_markdown(
 /// Whether a run gets a section of its own below the headlines: it crashed,
 /// hung or collapsed, reading it met a problem, or (`-v`) it has benign
 /// lines to list.
-fn worth_details(run: &crate::engine::diagnosis::Run, verbose: bool) -> bool {
+fn worth_details(run: &Run, verbose: bool) -> bool {
     matches!(run.outcome, Outcome::Crash | Outcome::Hung)
         || run.degraded.is_some()
         || !run.notices.is_empty()
         || (verbose && !run.benign.is_empty())
+}
+
+/// `source:first-last`, where a run is.
+fn place(run: &Run) -> String {
+    let lines =
+        line_span(run.first_line, run.last_line, run.last_source.as_deref(), |f| for_terminal(f).into());
+    format!("{}:{lines}", for_terminal(&run.source))
 }

@@ -17,22 +17,11 @@ use super::fit::{push_wrapped, width_of};
 use super::paint::Paint;
 use super::terminal::Terminal;
 use super::vitals::{duration, throughput_block};
+use super::{place, TextOptions};
 use crate::engine::diagnosis::{line_span, phase, Diagnosis, Outcome, Run, Verdict, WENT_ON};
 
-/// Symptoms shown without `-v`.
-pub(super) const SYMPTOMS_SHOWN: usize = 6;
 /// The indent of a headline's or note's continuation lines.
 const HANGING: &str = "  ";
-
-/// What the text report shows, and how it fits where it goes.
-#[derive(Debug, Clone, Default)]
-pub struct TextOptions {
-    /// Also show benign lines, every symptom, and every unit's runs.
-    pub verbose: bool,
-    /// Width, colour, and whether evidence lines are cut (default: a
-    /// pipe's: whole lines, no colour).
-    pub terminal: Terminal,
-}
 
 /// Renders the whole report.
 pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
@@ -198,13 +187,6 @@ fn folded_line(source: &str, units: &[Option<&str>]) -> String {
     };
     let rest = if unnamed { " (and lines that name no unit)" } else { "" };
     format!("{source}  {count} with nothing notable: {}{rest}", names.join(", "))
-}
-
-/// `source:first-last`, where a run is.
-pub(super) fn place(run: &Run) -> String {
-    let lines =
-        line_span(run.first_line, run.last_line, run.last_source.as_deref(), |f| for_terminal(f).into());
-    format!("{}:{lines}", for_terminal(&run.source))
 }
 
 fn headline(run: &Run, paint: Paint) -> Headline {

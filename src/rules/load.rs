@@ -4,18 +4,18 @@
 //! reports all its errors at once, each with `file:line:col`, what is wrong
 //! and how to put it right.
 
-use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
 use toml::Spanned;
 
-use super::lazy::{LazyRegex, DFA_SIZE_LIMIT, REGEX_SIZE_LIMIT};
+pub use super::error::RuleError;
+use super::error::{file_error, Positions};
+use super::match_spec::compile_matcher;
 use super::schema::{self, KeyFault, RuleFile};
 use super::Category;
-use super::{check, MarkerKind, Matcher, Role, Rule, RuleSet, Stage};
-use crate::framing::{Format, Level};
+use super::{check, MarkerKind, Role, Rule, RuleSet, Stage};
 
 mod builtin {
     use super::super::regex_facts::StoredFacts;
@@ -35,35 +35,6 @@ pub struct LoadOptions {
     /// always checked; the built-in ones are checked by `cargo test` and
     /// `logdiag rules check`, and skipped otherwise to keep start-up fast.
     pub check_builtin_samples: bool,
-}
-
-/// A problem in a rule file, with its position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleError {
-    /// The file, as shown to the user.
-    pub file: String,
-    /// 1-based line (0 when the problem is the file itself).
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    /// What is wrong.
-    pub message: String,
-    /// How to fix it.
-    pub help: Option<String>,
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)?;
-        } else {
-            write!(f, "{}: {}", self.file, self.message)?;
-        }
-        if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
-        }
-        Ok(())
-    }
 }
 
 /// A rule file's text and where it came from.
@@ -171,16 +142,6 @@ fn id_from_path(rel: &str) -> String {
     rel.trim_end_matches(".toml").replace('/', ".")
 }
 
-fn file_error(file: &str, message: &str, help: Option<&str>) -> RuleError {
-    RuleError {
-        file: file.to_string(),
-        line: 0,
-        column: 0,
-        message: message.to_string(),
-        help: help.map(str::to_string),
-    }
-}
-
 /// A rule compiled except for references to other rules.
 struct Draft {
     rule: Rule,
@@ -252,152 +213,24 @@ fn compile_all(texts: Vec<RuleText>, mut errors: Vec<RuleError>) -> Result<RuleS
     }
 }
 
-/// Turns byte spans of one file into `line:col` errors.
-struct Positions<'a> {
-    file: &'a str,
-    text: &'a str,
-    errors: &'a mut Vec<RuleError>,
-}
-
-impl Positions<'_> {
-    fn error(&mut self, span: Range<usize>, message: &str, help: &str) {
-        let (line, column) = line_col(self.text, span.start);
-        self.errors.push(RuleError {
-            file: self.file.to_string(),
-            line,
-            column,
-            message: message.to_string(),
-            help: (!help.is_empty()).then(|| help.to_string()),
-        });
-    }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
-    (line, column)
-}
-
+/// Compiles one rule file, checking each of its sections in turn; `None`
+/// when it has a problem (every problem is reported).
 fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> Option<Draft> {
-    let file: RuleFile = match toml::from_str(&text.text) {
-        Ok(f) => f,
-        Err(e) => {
-            let span = e.span().unwrap_or(0..0);
-            let help = if e.message().contains("unknown field") {
-                "see rules/README.md for the fields a rule may have"
-            } else if e.message().contains("missing field") {
-                "add the field; rules/README.md lists the required ones"
-            } else {
-                "check the TOML syntax around this position"
-            };
-            if report_key_faults(&text.text, at) {
-                return None;
-            }
-            // toml's message may span lines ("invalid array\nexpected `]`").
-            let message = e.message().trim().replace('\n', "; ");
-            at.error(span, &message, help);
-            return None;
-        }
-    };
+    let file = parse_file(&text.text, at)?;
     let before = at.errors.len();
     let id = file.id.as_ref().map_or_else(|| text.default_id.clone(), |i| i.get_ref().clone());
-    let role = file.role.get_ref().parse::<Role>().ok();
-    if role.is_none() {
-        at.error(
-            file.role.span(),
-            &format!("unknown role '{}'", file.role.get_ref()),
-            "use one of: cause, symptom, confirm, benign, marker, fate",
-        );
-    }
-    // With an unknown role, the checks that depend on the role are skipped.
-    let role_known = role.is_some();
-    let role = role.unwrap_or(Role::Marker);
+    let (role, role_known) = check_role(&file, at);
     let category = check_category(&file, role, at);
-    let needs = |cond: bool, field: &str, at: &mut Positions<'_>| {
-        if cond && role_known {
-            at.error(
-                file.role.span(),
-                &format!("a {} rule needs `{field}`", role.name()),
-                &format!("add `{field} = \"…\"`"),
-            );
-        }
-    };
-    needs(matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(), "hint", at);
-    needs(matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(), "why", at);
-    needs(role == Role::Confirm && file.confirms.is_empty(), "confirms", at);
-    let marker = match (&file.marker, role) {
-        (Some(m), Role::Marker) => {
-            let kind = m.get_ref().parse::<MarkerKind>().ok();
-            if kind.is_none() {
-                at.error(
-                    m.span(),
-                    &format!("unknown marker kind '{}'", m.get_ref()),
-                    "use one of: start, ready, progress, stop, exit",
-                );
-            }
-            kind
-        }
-        (None, Role::Marker) => {
-            needs(true, "marker", at);
-            None
-        }
-        (Some(m), _) => {
-            at.error(m.span(), "`marker` is only for marker rules", "remove it, or set role = \"marker\"");
-            None
-        }
-        (None, _) => None,
-    };
-    let stage = match file.stage.as_ref().map(|n| (n, Stage::from_number(*n.get_ref()))) {
-        None => Stage::Launch,
-        Some((_, Some(stage))) => stage,
-        Some((n, None)) => {
-            at.error(
-                n.span(),
-                &format!("unknown stage {}", n.get_ref()),
-                "use 0 (unit starting), 1 (unit started) or 2 (program launch)",
-            );
-            Stage::Launch
-        }
-    };
-    if !file.confirms.is_empty() && role != Role::Confirm {
-        at.error(
-            file.confirms[0].span(),
-            "`confirms` is only for confirm rules",
-            "remove it, or set role = \"confirm\"",
-        );
-    }
-
-    let m = &file.matcher;
+    check_required_fields(&file, role, role_known, at);
+    let marker = check_marker(&file, role, role_known, at);
+    let stage = check_stage(&file, at);
+    check_confirms(&file, role, at);
     let validate = text.check_samples;
-    let message = compile_regex(&m.message, false, validate, at);
-    let not = m.not.as_ref().and_then(|r| compile_regex(r, false, validate, at));
-    let exception = m.exception.as_ref().and_then(|r| compile_regex(r, true, validate, at));
-    let frame = m.frame.as_ref().and_then(|r| compile_regex(r, false, validate, at));
-    let identifier = m.identifier.as_ref().and_then(|r| compile_regex(r, true, validate, at));
-    let mut levels = Vec::new();
-    for level in &m.level {
-        match Level::parse(level.get_ref()) {
-            Some(l) => levels.push(l),
-            None => at.error(
-                level.span(),
-                &format!("unknown level '{}'", level.get_ref()),
-                "use debug, info, notice, warning, error, critical or fatal",
-            ),
-        }
+    let matcher = compile_matcher(&file.matcher, validate, at);
+    if let Some(matcher) = matcher.as_ref().filter(|_| validate) {
+        check_placeholders(&file, matcher.message.get(), role, at);
     }
-    let formats = parse_formats(&m.format, at);
-    let not_formats = parse_formats(&m.not_format, at);
-    if let Some(regex) = message.as_ref().filter(|_| validate) {
-        check_placeholders(&file, regex.get(), role, at);
-    }
-    if file.test.samples.is_empty() {
-        at.error(
-            file.title.span(),
-            "the rule has no samples",
-            "add [test] samples = ['a real log line this rule must match']",
-        );
-    }
+    check_test(&file, at);
     if at.errors.len() > before {
         return None;
     }
@@ -419,16 +252,7 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         marker,
         stage,
         phase: file.phase.clone(),
-        matcher: Matcher {
-            message: message?,
-            not,
-            exception,
-            frame,
-            identifier,
-            levels,
-            formats,
-            not_formats,
-        },
+        matcher: matcher?,
         samples: file.test.samples.iter().map(|s| s.get_ref().clone()).collect(),
         counter_samples: file.test.counter_samples.iter().map(|s| s.get_ref().clone()).collect(),
     };
@@ -441,6 +265,135 @@ fn compile_file(text: &RuleText, text_index: usize, at: &mut Positions<'_>) -> O
         counter_samples: file.test.counter_samples,
         text_index,
     })
+}
+
+/// The file as a [`RuleFile`], or `None` when it is not valid TOML or not
+/// a rule (reported: each unknown or missing key, else TOML's message).
+fn parse_file(text: &str, at: &mut Positions<'_>) -> Option<RuleFile> {
+    let e = match toml::from_str(text) {
+        Ok(file) => return Some(file),
+        Err(e) => e,
+    };
+    let span = e.span().unwrap_or(0..0);
+    let help = if e.message().contains("unknown field") {
+        "see rules/README.md for the fields a rule may have"
+    } else if e.message().contains("missing field") {
+        "add the field; rules/README.md lists the required ones"
+    } else {
+        "check the TOML syntax around this position"
+    };
+    if report_key_faults(text, at) {
+        return None;
+    }
+    // toml's message may span lines ("invalid array\nexpected `]`").
+    let message = e.message().trim().replace('\n', "; ");
+    at.error(span, &message, help);
+    None
+}
+
+/// The rule's role, and whether it is a known one: with an unknown role
+/// (reported, and read as a marker) the checks that depend on the role
+/// are skipped.
+fn check_role(file: &RuleFile, at: &mut Positions<'_>) -> (Role, bool) {
+    let role = file.role.get_ref().parse::<Role>().ok();
+    if role.is_none() {
+        at.error(
+            file.role.span(),
+            &format!("unknown role '{}'", file.role.get_ref()),
+            "use one of: cause, symptom, confirm, benign, marker, fate",
+        );
+    }
+    (role.unwrap_or(Role::Marker), role.is_some())
+}
+
+/// Reports that a rule of a known `role` lacks `field`.
+fn report_needed(file: &RuleFile, role: Role, field: &str, at: &mut Positions<'_>) {
+    at.error(
+        file.role.span(),
+        &format!("a {} rule needs `{field}`", role.name()),
+        &format!("add `{field} = \"…\"`"),
+    );
+}
+
+/// The fields a role requires: a hint for causes and confirms, a why for
+/// symptoms and benign lines, the confirmed ids for confirms.
+fn check_required_fields(file: &RuleFile, role: Role, role_known: bool, at: &mut Positions<'_>) {
+    let needed = [
+        (matches!(role, Role::Cause | Role::Confirm) && file.hint.is_none(), "hint"),
+        (matches!(role, Role::Symptom | Role::Benign) && file.why.is_none(), "why"),
+        (role == Role::Confirm && file.confirms.is_empty(), "confirms"),
+    ];
+    for (missing, field) in needed {
+        if missing && role_known {
+            report_needed(file, role, field, at);
+        }
+    }
+}
+
+/// The marker kind: required of marker rules, refused on the others.
+fn check_marker(file: &RuleFile, role: Role, role_known: bool, at: &mut Positions<'_>) -> Option<MarkerKind> {
+    match (&file.marker, role) {
+        (Some(m), Role::Marker) => {
+            let kind = m.get_ref().parse::<MarkerKind>().ok();
+            if kind.is_none() {
+                at.error(
+                    m.span(),
+                    &format!("unknown marker kind '{}'", m.get_ref()),
+                    "use one of: start, ready, progress, stop, exit",
+                );
+            }
+            kind
+        }
+        (None, Role::Marker) => {
+            if role_known {
+                report_needed(file, role, "marker", at);
+            }
+            None
+        }
+        (Some(m), _) => {
+            at.error(m.span(), "`marker` is only for marker rules", "remove it, or set role = \"marker\"");
+            None
+        }
+        (None, _) => None,
+    }
+}
+
+/// The launch stage of a start marker (the program's launch when unset).
+fn check_stage(file: &RuleFile, at: &mut Positions<'_>) -> Stage {
+    match file.stage.as_ref().map(|n| (n, Stage::from_number(*n.get_ref()))) {
+        None => Stage::Launch,
+        Some((_, Some(stage))) => stage,
+        Some((n, None)) => {
+            at.error(
+                n.span(),
+                &format!("unknown stage {}", n.get_ref()),
+                "use 0 (unit starting), 1 (unit started) or 2 (program launch)",
+            );
+            Stage::Launch
+        }
+    }
+}
+
+/// `confirms` belongs to confirm rules only.
+fn check_confirms(file: &RuleFile, role: Role, at: &mut Positions<'_>) {
+    if !file.confirms.is_empty() && role != Role::Confirm {
+        at.error(
+            file.confirms[0].span(),
+            "`confirms` is only for confirm rules",
+            "remove it, or set role = \"confirm\"",
+        );
+    }
+}
+
+/// The `[test]` section gives at least one sample.
+fn check_test(file: &RuleFile, at: &mut Positions<'_>) {
+    if file.test.samples.is_empty() {
+        at.error(
+            file.title.span(),
+            "the rule has no samples",
+            "add [test] samples = ['a real log line this rule must match']",
+        );
+    }
 }
 
 /// Names every unknown and missing key of a file that is valid TOML but
@@ -536,80 +489,6 @@ fn check_category(file: &RuleFile, role: Role, at: &mut Positions<'_>) -> Option
         );
     }
     Some(category)
-}
-
-fn compile_regex(
-    source: &Spanned<String>,
-    anchored: bool,
-    validate: bool,
-    at: &mut Positions<'_>,
-) -> Option<LazyRegex> {
-    let pattern = source.get_ref();
-    if pattern.is_empty() {
-        at.error(source.span(), "empty regex", "write a pattern that matches the line's text");
-        return None;
-    }
-    if !validate {
-        return Some(LazyRegex::new(pattern, anchored));
-    }
-    match LazyRegex::compile_now(pattern, anchored) {
-        Ok(mut r) => match r.check_automaton() {
-            Ok(()) => Some(r),
-            Err(why) => {
-                at.error(
-                    source.span(),
-                    &format!(
-                        "regex can make matching slow: its search automaton needs more than {} MiB ({why})",
-                        DFA_SIZE_LIMIT >> 20
-                    ),
-                    "a repetition after an open-ended class (`[ab]*a[ab]{60}`) needs exponentially many states; \
-                     match literal text, bound the repetitions, or anchor the pattern",
-                );
-                None
-            }
-        },
-        Err(e) => {
-            match &e {
-                regex::Error::CompiledTooBig(_) => at.error(
-                    source.span(),
-                    &format!(
-                        "regex is too big (compiled, it exceeds the {} MiB limit)",
-                        REGEX_SIZE_LIMIT >> 20
-                    ),
-                    "use smaller repetition counts (`\\w{1000}` is a thousand copies) or several rules",
-                ),
-                _ => at.error(
-                    source.span(),
-                    &format!("invalid regex: {}", regex_problem(&e)),
-                    "see https://docs.rs/regex/latest/regex/#syntax; escape literal ( ) [ ] . with \\",
-                ),
-            }
-            None
-        }
-    }
-}
-
-/// The one-line problem in a regex error (its last line, without the
-/// `error: ` prefix; the lines before it repeat the pattern).
-fn regex_problem(e: &regex::Error) -> String {
-    let text = e.to_string();
-    let last = text.lines().last().unwrap_or("").trim();
-    last.strip_prefix("error: ").unwrap_or(last).to_string()
-}
-
-fn parse_formats(names: &[Spanned<String>], at: &mut Positions<'_>) -> Vec<Format> {
-    let mut formats = Vec::new();
-    for name in names {
-        match name.get_ref().parse::<Format>().ok() {
-            Some(f) => formats.push(f),
-            None => at.error(
-                name.span(),
-                &format!("unknown format '{}'", name.get_ref()),
-                "use a name from `inputs[].formats` in a JSON report (sglang, vllm, journal-short, dmesg…)",
-            ),
-        }
-    }
-    formats
 }
 
 /// Every `{name}` of the title and the hint must be a group of the message

@@ -1,6 +1,8 @@
 //! Loading and matching rules; errors carry file:line:col.
 
 use super::load::load_texts;
+use super::prefilter::Known;
+use super::refusal::verdict;
 use super::*;
 use crate::pipeline::events_of;
 
