@@ -6,9 +6,14 @@
 //! input order beside the events.
 
 use std::io::{self, BufRead};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::engine::Engine;
+use crate::error::Error;
+use crate::input::{open_logs, Origin, Part, Skipped, Source};
 use crate::pipeline::{read_parts, Framing, Sink};
+use crate::rules::RuleSet;
 
 /// Reads all of `reader` as source `name` into `engine`. A read error
 /// part-way (a cut gzip stream) is noted in the diagnosis, and what was
@@ -45,6 +50,98 @@ fn read_into<R: BufRead + Send>(
     }
 }
 
+/// What reading sources came to: what the engine made of them (none when
+/// no file held a log), and the files left out as not logs.
+#[derive(Default)]
+pub struct Gathered<'r> {
+    /// What the engine made of the sources.
+    pub engine: Option<Engine<'r>>,
+    /// The files left out as not logs when opened.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Reads every source, several at once when there are several (one per
+/// core), and joins them in their given order, so the report does not
+/// depend on which finished first.
+pub fn read_sources<'r>(rules: &'r RuleSet, sources: &[Source]) -> Result<Gathered<'r>, Error> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(sources.len()).max(1);
+    let framings = framings(cores, workers, &sources.iter().map(bytes_of).collect::<Vec<_>>());
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<Result<Gathered<'r>, Error>>> = (0..sources.len()).map(|_| None).collect();
+    let slots = Mutex::new(&mut done);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(source) = sources.get(index) else { break };
+                let framing = framings[index];
+                let read = read_one(rules, source, framing);
+                slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())[index] = Some(read);
+            });
+        }
+    });
+    let mut engine: Option<Engine<'r>> = None;
+    let mut skipped = Vec::new();
+    for read in done.into_iter().flatten() {
+        let read = read?;
+        skipped.extend(read.skipped);
+        if let Some(read) = read.engine {
+            engine.get_or_insert_with(|| Engine::new(rules)).append(read);
+        }
+    }
+    Ok(Gathered { engine, skipped })
+}
+
+/// How each source (of these sizes, read in this order by `readers`
+/// threads on `cores` cores) is framed. A source gets a framing thread of
+/// its own when a core is left for it: each reading thread has two, or
+/// the sources still to start hold no more bytes than it (the other
+/// readers will be done while it is read).
+fn framings(cores: usize, readers: usize, bytes: &[u64]) -> Vec<Framing> {
+    let mut after = 0;
+    let mut framings: Vec<Framing> = bytes
+        .iter()
+        .rev()
+        .map(|&own| {
+            let spare = cores >= 2 * readers || (cores >= 2 && own >= after);
+            after += own;
+            if spare {
+                Framing::OwnThread
+            } else {
+                Framing::ReadingThread
+            }
+        })
+        .collect();
+    framings.reverse();
+    framings
+}
+
+/// The bytes of a source's files as stored (compressed ones included; 0
+/// for standard input).
+fn bytes_of(source: &Source) -> u64 {
+    let size = |part: &Part| match &part.origin {
+        Origin::File(path) => std::fs::metadata(path).map_or(0, |m| m.len()),
+        Origin::Stdin => 0,
+    };
+    source.parts.iter().map(size).sum()
+}
+
+fn read_one<'r>(rules: &'r RuleSet, source: &Source, framing: Framing) -> Result<Gathered<'r>, Error> {
+    let mut engine = Engine::new(rules);
+    let (parts, skipped) = open_logs(source).map_err(|e| Error::Input(e.to_string()))?;
+    if parts.is_empty() {
+        return Ok(Gathered { engine: None, skipped });
+    }
+    // A read error part-way (a cut gzip stream, a device error) is noted in
+    // the report and what was read is still diagnosed; a source of which
+    // nothing could be read is an error.
+    feed_parts(&mut engine, &source.name, parts, framing)
+        .map_err(|e| Error::Input(format!("{}: cannot be read: {e}", source.name)))?;
+    engine.done_reading();
+    Ok(Gathered { engine: Some(engine), skipped })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +151,7 @@ mod tests {
     use crate::notice::Notice;
     use crate::pipeline::Part;
     use crate::rules::RuleSet;
+    use Framing::{OwnThread as Own, ReadingThread as Reading};
 
     /// The engine judging every line from an event, even one the pipeline
     /// hands over as a record it could judge without one.
@@ -138,5 +236,22 @@ torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB
         let without = diagnosis(&rules, log.as_bytes(), false);
         assert_eq!(without, diagnosis(&rules, log.as_bytes(), true));
         assert!(without.contains("\"cuda.illegal-memory-access\""), "{without}");
+    }
+
+    #[test]
+    fn a_file_is_framed_on_a_thread_of_its_own_only_when_a_core_is_left_for_it() {
+        // One core: never. One file on two cores: always.
+        assert_eq!(framings(1, 1, &[256 << 20]), [Reading]);
+        assert_eq!(framings(2, 1, &[256 << 20]), [Own]);
+        // Eight like files on two cores: both cores read files until the
+        // last two, which have the core the other leaves.
+        let like = [32 << 20; 8];
+        assert_eq!(framings(2, 2, &like), [Reading, Reading, Reading, Reading, Reading, Reading, Own, Own]);
+        // On sixteen cores each of the eight has two.
+        assert_eq!(framings(16, 8, &like), [Own; 8]);
+        // A large file before small ones: the small ones are read on the
+        // other core meanwhile.
+        let small = 1 << 20;
+        assert_eq!(framings(2, 2, &[1 << 30, small, small, small]), [Own, Reading, Own, Own]);
     }
 }

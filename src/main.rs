@@ -22,6 +22,6 @@ fn main() {
         }
         logdiag::cli::run(std::env::args_os())
     })
-    .unwrap_or(logdiag::cli::EXIT_ERROR);
+    .unwrap_or(logdiag::exit::Exit::Error.code());
     std::process::exit(code);
 }

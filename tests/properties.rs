@@ -90,7 +90,7 @@ proptest! {
         // Laid out for a narrow colour terminal: wrapped and cut, never a panic.
         let narrow = Terminal { width: Some(24), color: Color::On, evidence: EvidenceLines::CutToWidth };
         write_text(&mut out, &diagnosis, &TextOptions { verbose: true, terminal: narrow }).unwrap();
-        prop_assert!(matches!(diagnosis.exit_code(), 0 | 1 | 3));
+        prop_assert!(matches!(diagnosis.exit().code(), 0 | 1 | 3));
     }
 
     #[test]
@@ -222,13 +222,13 @@ proptest! {
     ) {
         let text = std::fs::read_to_string(fixture(case)).unwrap();
         let mut lines: Vec<&str> = text.lines().collect();
-        prop_assume!(diagnose(text.as_bytes()).exit_code() == 0);
+        prop_assume!(diagnose(text.as_bytes()).exit().code() == 0);
         for (at, noise) in inserts {
             let at = at % (lines.len() + 1);
             lines.insert(at, noise);
         }
         let noisy = lines.join("\n") + "\n";
         let diagnosis = diagnose(noisy.as_bytes());
-        prop_assert_eq!(diagnosis.exit_code(), 0, "{}", noisy);
+        prop_assert_eq!(diagnosis.exit().code(), 0, "{}", noisy);
     }
 }

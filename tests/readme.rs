@@ -48,3 +48,25 @@ fn the_install_lines_work_in_a_fresh_home_and_man_finds_the_page() {
         assert_eq!(stdout(&out).trim(), page.to_str().unwrap(), "man -w finds the page");
     }
 }
+
+/// The codes of the table that follows `heading` in the README.
+fn exit_table(heading: &str) -> Vec<i32> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let at = readme.find(heading).unwrap_or_else(|| panic!("no {heading:?} in README.md"));
+    let rows = readme[at..].lines().skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|'));
+    let mut codes: Vec<i32> = rows.filter_map(|row| row.split('|').nth(1)?.trim().parse().ok()).collect();
+    codes.sort_unstable();
+    codes
+}
+
+#[test]
+fn the_readme_tables_of_exit_codes_are_the_exits_logdiag_has() {
+    use logdiag::exit::Exit;
+    let codes = |ends: fn(Exit) -> bool| {
+        let mut codes: Vec<i32> = Exit::ALL.into_iter().filter(|e| ends(*e)).map(Exit::code).collect();
+        codes.sort_unstable();
+        codes
+    };
+    assert_eq!(exit_table("### Exit codes"), codes(Exit::ends_a_diagnosis), "a diagnosis's exits");
+    assert_eq!(exit_table("| exit code | meaning |"), codes(Exit::ends_a_watch), "a watch's exits");
+}

@@ -214,7 +214,7 @@ fn check_log(log: &[u8], step: usize) {
     write_json(&mut json, &whole).unwrap();
     serde_json::from_slice::<serde_json::Value>(&json).expect("JSON report parses");
     // The documented verdicts: no crash, crash (cause named or not), hung, degraded.
-    assert!(matches!(whole.exit_code(), 0 | 1 | 3 | 5 | 6), "exit {}", whole.exit_code());
+    assert!(matches!(whole.exit().code(), 0 | 1 | 3 | 5 | 6), "exit {}", whole.exit().code());
     let split = diagnose(builtin(), BufReader::with_capacity(step, Trickle { bytes: log, step }));
     assert!(whole == split, "the diagnosis changed with the read size {step}");
 }

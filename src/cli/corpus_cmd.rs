@@ -7,8 +7,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::junit::{self, CaseReport};
-use super::{load_rules, write_line, Failure, RuleArgs};
+use super::{load_rules, write_line, RuleArgs};
 use crate::corpus::{check_case, find_cases, Mode, Status};
+use crate::error::Error;
+use crate::exit::Exit;
 
 pub(super) fn run(
     dir: &Path,
@@ -16,11 +18,11 @@ pub(super) fn run(
     junit_path: Option<&Path>,
     args: &RuleArgs,
     out: &mut dyn Write,
-) -> Result<i32, Failure> {
+) -> Result<Exit, Error> {
     let rules = load_rules(args)?;
-    let cases = find_cases(dir).map_err(|e| Failure::Message(format!("{}: {e}", dir.display())))?;
+    let cases = find_cases(dir).map_err(|e| Error::Input(format!("{}: {e}", dir.display())))?;
     if cases.is_empty() {
-        return Err(Failure::Message(format!(
+        return Err(Error::Input(format!(
             "{}: no cases (folders with input.log and case.json)",
             dir.display()
         )));
@@ -51,9 +53,11 @@ pub(super) fn run(
         &format!("\n{} cases: {} {verb}{known}, {failed} failed", cases.len(), cases.len() - failed),
     )?;
     if let Some(path) = junit_path {
-        std::fs::write(path, junit::render(&reports)).map_err(|e| {
-            Failure::Message(format!("{}: cannot write the JUnit report: {e}", path.display()))
+        std::fs::write(path, junit::render(&reports)).map_err(|error| Error::Written {
+            path: path.to_path_buf(),
+            what: "the JUnit report",
+            error,
         })?;
     }
-    Ok(if failed == 0 { 0 } else { 1 })
+    Ok(if failed == 0 { Exit::Healthy } else { Exit::CasesFailed })
 }

@@ -6,10 +6,12 @@
 use std::fs;
 use std::io::Write;
 
-use super::{load_rules, Failure, RuleArgs};
+use super::{load_rules, RuleArgs};
 use crate::diagnose::feed_source;
 use crate::engine::diagnosis::{Diagnosis, RootCause};
 use crate::engine::{Engine, JudgeOptions};
+use crate::error::Error;
+use crate::exit::Exit;
 
 /// Diagnoses `path` and writes a rule for the root cause of run `run` (by
 /// default the last crashed run whose cause no rule named).
@@ -18,17 +20,16 @@ pub(super) fn run(
     run: Option<usize>,
     args: &RuleArgs,
     out: &mut dyn Write,
-) -> Result<i32, Failure> {
+) -> Result<Exit, Error> {
     let rules = load_rules(args)?;
-    let file = fs::File::open(path).map_err(|e| Failure::Message(format!("{path}: {e}")))?;
-    let reader =
-        crate::input::decode(Box::new(file)).map_err(|e| Failure::Message(format!("{path}: {e}")))?;
+    let file = fs::File::open(path).map_err(|e| Error::Input(format!("{path}: {e}")))?;
+    let reader = crate::input::decode(Box::new(file)).map_err(|e| Error::Input(format!("{path}: {e}")))?;
     let mut engine = Engine::new(&rules);
-    feed_source(&mut engine, path, reader).map_err(|e| Failure::Message(format!("{path}: {e}")))?;
+    feed_source(&mut engine, path, reader).map_err(|e| Error::Input(format!("{path}: {e}")))?;
     let diagnosis = engine.diagnose(&JudgeOptions::default());
-    let cause = unnamed_cause(&diagnosis, run).map_err(Failure::Message)?;
+    let cause = unnamed_cause(&diagnosis, run).map_err(Error::Usage)?;
     out.write_all(skeleton(cause).as_bytes())?;
-    Ok(0)
+    Ok(Exit::Healthy)
 }
 
 /// The root cause to draft a rule for: run `run`'s, or the last unnamed

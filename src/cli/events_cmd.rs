@@ -6,9 +6,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{load_rules, Failure, RuleArgs};
+use super::{load_rules, RuleArgs};
+use crate::error::Error;
 use crate::events::traceback::parse_frame;
 use crate::events::{Event, EventKind, LineRole};
+use crate::exit::Exit;
 use crate::input::{collect_sources, open_logs, Symlinks};
 use crate::pipeline::{read_parts, Borrowing, Framing, Parts};
 use crate::rules::{LineMatch, MatchScratch, RuleSet};
@@ -49,16 +51,16 @@ struct EventJson<'a> {
     lines: Vec<LineJson<'a>>,
 }
 
-pub(super) fn run(path: &str, rules: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+pub(super) fn run(path: &str, rules: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     let rules = load_rules(rules)?;
     let mut matcher = Matcher { rules: &rules, scratch: MatchScratch::default(), matches: Vec::new() };
     let collected =
-        collect_sources(&[path.to_string()], Symlinks::Skip).map_err(|e| Failure::Message(e.to_string()))?;
+        collect_sources(&[path.to_string()], Symlinks::Skip).map_err(|e| Error::Input(e.to_string()))?;
     if let Some(e) = collected.without_logs.first() {
-        return Err(Failure::Message(e.to_string()));
+        return Err(Error::Input(e.to_string()));
     }
     for source in &collected.sources {
-        let (parts, _not_logs) = open_logs(source).map_err(|e| Failure::Message(e.to_string()))?;
+        let (parts, _not_logs) = open_logs(source).map_err(|e| Error::Input(e.to_string()))?;
         // The part loop the diagnosis reads with: what is printed is what
         // the rules see (a newest-first part in time order, a traceback
         // that goes on into the next file whole).
@@ -75,10 +77,10 @@ pub(super) fn run(path: &str, rules: &RuleArgs, out: &mut dyn Write) -> Result<i
         // not the input's.
         written?;
         if let Some(e) = read.error {
-            return Err(Failure::Message(format!("{}: {e}", source.name)));
+            return Err(Error::Input(format!("{}: {e}", source.name)));
         }
     }
-    Ok(0)
+    Ok(Exit::Healthy)
 }
 
 /// The diagnosis's rule matching, with its working memory.

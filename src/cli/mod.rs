@@ -21,11 +21,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::error::{is_closed_pipe, Error};
+use crate::exit::Exit;
 use crate::report::escape::for_terminal_lines;
 use crate::rules::{LoadOptions, RuleSet};
-
-/// Exit code for errors.
-pub const EXIT_ERROR: i32 = 2;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -343,83 +342,63 @@ where
         eprintln!(
             "logdiag: {shown}: the name is not UTF-8, which logdiag cannot report: rename it, or pipe it in (logdiag - < FILE)"
         );
-        return EXIT_ERROR;
+        return Exit::Error.code();
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
                 let _ = e.print();
-                return 0;
+                return Exit::Healthy.code();
             }
             // A usage error can quote what was typed: escaped like any name.
             eprint!("{}", for_terminal_lines(&e.render().to_string()));
-            return EXIT_ERROR;
+            return Exit::Error.code();
         }
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = match cli.command {
-        None => match suggest::command_after_option(&cli.diagnose.paths)
-            .or_else(|| suggest::misspelt_command(&cli.diagnose.paths))
-        {
-            Some(message) => Err(Failure::Message(message)),
-            None => diagnose::run(&cli.diagnose, &mut out),
-        },
-        Some(Command::Rules { action, rules }) => rules_cmd::run(&action, &rules, &mut out),
-        Some(Command::Test { dir, bless, junit, rules }) => {
-            let mode = if bless { crate::corpus::Mode::Bless } else { crate::corpus::Mode::Check };
-            corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, &mut out)
-        }
-        Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, &mut out),
-        Some(Command::Watch(args)) => watch::run(&args, &mut out),
-        Some(Command::Completions { shell }) => generate::completions(shell, &mut out),
-        Some(Command::Man { command }) => generate::man(command.as_deref(), &mut out),
-    };
-    let flushed = out.flush();
+    let result = dispatch(cli, &mut out).and_then(|exit| match out.flush() {
+        Err(e) if !is_closed_pipe(&e) => Err(Error::Output(e)),
+        _ => Ok(exit),
+    });
+    // Every failure's exit, in one place: a closed output pipe (`| head`)
+    // ends quietly with the command's own exit, or 0 if it had none yet.
     match result {
-        Ok(code) => match flushed {
-            Ok(()) => code,
-            Err(e) if is_closed_pipe(&e) => code,
-            Err(e) => {
-                eprintln!("logdiag: cannot write output: {e}");
-                EXIT_ERROR
+        Ok(exit) => exit.code(),
+        Err(e) => match e.exit() {
+            None => Exit::Healthy.code(),
+            Some(exit) => {
+                eprintln!("logdiag: {}", for_terminal_lines(&e.to_string()));
+                exit.code()
             }
         },
-        Err(Failure::Io(e)) if is_closed_pipe(&e) => 0,
-        Err(Failure::Io(e)) => {
-            eprintln!("logdiag: cannot write output: {e}");
-            EXIT_ERROR
-        }
-        Err(Failure::Message(message)) => {
-            eprintln!("logdiag: {}", for_terminal_lines(&message));
-            EXIT_ERROR
-        }
     }
 }
 
-/// The reader of our output went away (`| head`): stop quietly.
-fn is_closed_pipe(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::BrokenPipe
-}
-
-/// Why a command could not finish.
-#[derive(Debug)]
-enum Failure {
-    /// Writing output failed (a closed pipe is not an error).
-    Io(io::Error),
-    /// A problem to report on one line (already lowercase, no period).
-    Message(String),
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Io(e)
+/// Runs the command the line names.
+fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<Exit, Error> {
+    match cli.command {
+        None => match suggest::command_after_option(&cli.diagnose.paths)
+            .or_else(|| suggest::misspelt_command(&cli.diagnose.paths))
+        {
+            Some(message) => Err(Error::Usage(message)),
+            None => diagnose::run(&cli.diagnose, out),
+        },
+        Some(Command::Rules { action, rules }) => rules_cmd::run(&action, &rules, out),
+        Some(Command::Test { dir, bless, junit, rules }) => {
+            let mode = if bless { crate::corpus::Mode::Bless } else { crate::corpus::Mode::Check };
+            corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, out)
+        }
+        Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, out),
+        Some(Command::Watch(args)) => watch::run(&args, out),
+        Some(Command::Completions { shell }) => generate::completions(shell, out),
+        Some(Command::Man { command }) => generate::man(command.as_deref(), out),
     }
 }
 
 /// Loads built-in and user rules; prints every rule error and fails.
-fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
+fn load_rules(args: &RuleArgs) -> Result<RuleSet, Error> {
     let options = LoadOptions {
         builtin: !args.no_default_rules,
         dirs: args.rules.clone(),
@@ -429,12 +408,12 @@ fn load_rules(args: &RuleArgs) -> Result<RuleSet, Failure> {
         for e in &errors {
             eprintln!("{}", for_terminal_lines(&e.to_string()));
         }
-        Failure::Message(format!("{} problem(s) in rule files; no diagnosis made", errors.len()))
+        Error::Rules { problems: errors.len() }
     })
 }
 
 /// Writes a line of text output (names and text in it escaped for the
 /// terminal), mapping errors for the dispatcher.
-fn write_line(out: &mut dyn Write, line: &str) -> Result<(), Failure> {
-    writeln!(out, "{}", for_terminal_lines(line)).map_err(Failure::Io)
+fn write_line(out: &mut dyn Write, line: &str) -> Result<(), Error> {
+    writeln!(out, "{}", for_terminal_lines(line)).map_err(Error::Output)
 }

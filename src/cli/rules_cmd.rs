@@ -5,10 +5,12 @@ use std::path::Path;
 
 use comfy_table::{presets, Table};
 
-use super::{load_rules, write_line, Failure, RuleArgs, RulesAction, EXIT_ERROR};
+use super::{load_rules, write_line, RuleArgs, RulesAction};
+use crate::error::Error;
+use crate::exit::Exit;
 use crate::rules::{load, Category, LoadOptions, Role};
 
-pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     match action {
         RulesAction::Categories => categories(out),
         RulesAction::List => list(args, out),
@@ -19,7 +21,7 @@ pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) ->
 }
 
 /// `rules categories`: the closed list of categories, with their meaning.
-fn categories(out: &mut dyn Write) -> Result<i32, Failure> {
+fn categories(out: &mut dyn Write) -> Result<Exit, Error> {
     let mut table = Table::new();
     table.load_preset(presets::NOTHING);
     table.set_header(["category", "kind", "meaning"]);
@@ -28,11 +30,11 @@ fn categories(out: &mut dyn Write) -> Result<i32, Failure> {
         table.add_row([category.name(), kind, category.meaning()]);
     }
     write_line(out, &table.to_string())?;
-    Ok(0)
+    Ok(Exit::Healthy)
 }
 
 /// `rules list`: every loaded rule's id, role and category.
-fn list(args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+fn list(args: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     let rules = load_rules(args)?;
     let mut table = Table::new();
     table.load_preset(presets::NOTHING);
@@ -45,12 +47,12 @@ fn list(args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
         table.add_row(vec![rule.id.clone(), rule.role.name().to_string(), category]);
     }
     write_line(out, &table.to_string())?;
-    Ok(0)
+    Ok(Exit::Healthy)
 }
 
 /// `rules check [DIR]`: loads the rules (of `dir` alone, if given) with
 /// every sample checked, and says what is wrong or how much was checked.
-fn check(dir: Option<&Path>, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+fn check(dir: Option<&Path>, args: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     let options = match dir {
         Some(dir) => {
             LoadOptions { builtin: false, dirs: vec![dir.to_path_buf()], check_builtin_samples: true }
@@ -73,23 +75,23 @@ fn check(dir: Option<&Path>, args: &RuleArgs, out: &mut dyn Write) -> Result<i32
                     rules.unfiltered_rules()
                 ),
             )?;
-            Ok(0)
+            Ok(Exit::Healthy)
         }
         Err(errors) => {
             for e in &errors {
                 write_line(out, &e.to_string())?;
             }
             write_line(out, &format!("{} problem(s) found", errors.len()))?;
-            Ok(EXIT_ERROR)
+            Ok(Exit::Error)
         }
     }
 }
 
 /// `rules explain ID`: one rule as written, its match conditions in words.
-fn explain(id: &str, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+fn explain(id: &str, args: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     let rules = load_rules(args)?;
     let Some(index) = rules.find(id) else {
-        return Err(Failure::Message(format!("no rule with id '{id}' (see `logdiag rules list`)")));
+        return Err(Error::Usage(format!("no rule with id '{id}' (see `logdiag rules list`)")));
     };
     let rule = rules.rule(index);
     let m = &rule.matcher;
@@ -128,5 +130,5 @@ fn explain(id: &str, args: &RuleArgs, out: &mut dyn Write) -> Result<i32, Failur
         text += &format!("  not:       {}\n", sample.trim_end().replace('\n', "\n             "));
     }
     write_line(out, text.trim_end())?;
-    Ok(0)
+    Ok(Exit::Healthy)
 }

@@ -7,12 +7,10 @@
 use serde::Serialize;
 
 use super::fingerprint::Fingerprint;
+use crate::exit::Exit;
 use crate::rules::Category;
 use crate::vitals::args::ChangedArg;
 use crate::vitals::Vitals;
-
-/// The exit code of a collapse (verdict `degraded`), in batch and watch.
-pub const DEGRADED_EXIT: i32 = 6;
 
 /// The JSON schema version.
 pub const SCHEMA: u32 = 4;
@@ -421,16 +419,14 @@ impl Recurring {
 }
 
 impl Diagnosis {
-    /// The process exit code: 0 no crash, 1 crash with an identified root
-    /// cause, 3 crash whose root cause is not identified, 5 hung, 6
-    /// degraded.
-    pub fn exit_code(&self) -> i32 {
+    /// How the process ends: a crash (its cause identified or not), a
+    /// hang, a collapse, or healthy.
+    pub fn exit(&self) -> Exit {
         match (self.verdict, &self.root_cause) {
-            (Verdict::NoCrash, _) => 0,
-            (Verdict::Hung, _) => 5,
-            (Verdict::Degraded, _) => DEGRADED_EXIT,
-            (Verdict::Crash, Some(cause)) if cause.identified => 1,
-            (Verdict::Crash, _) => 3,
+            (Verdict::NoCrash, _) => Exit::Healthy,
+            (Verdict::Hung, _) => Exit::Hung,
+            (Verdict::Degraded, _) => Exit::Degraded,
+            (Verdict::Crash, cause) => Exit::of_crash(cause.as_ref().is_some_and(|c| c.identified)),
         }
     }
 }

@@ -63,8 +63,8 @@ fn sigkill_without_an_oom_record_is_never_called_an_oom_kill() {
     assert_eq!(cause.confidence, Confidence::Low);
     assert_eq!(d.runs[0].outcome, Outcome::Crash);
     assert_eq!(
-        Diagnosis { root_cause: Some(cause), ..d }.exit_code(),
-        3,
+        Diagnosis { root_cause: Some(cause), ..d }.exit(),
+        crate::exit::Exit::CrashedUnexplained,
         "a stand-in symptom is not an identified cause"
     );
 }

@@ -75,8 +75,7 @@ pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
             let _ = writeln!(out, "\n**Note:** {}: {}", code(&input.name), prose(notice));
         }
     }
-    let _ =
-        writeln!(out, "\n**Verdict:** {} (exit {})", verdict_name(diagnosis.verdict), diagnosis.exit_code());
+    let _ = writeln!(out, "\n**Verdict:** {} (exit {})", verdict_name(diagnosis.verdict), diagnosis.exit());
     out
 }
 

@@ -14,6 +14,7 @@ mod paint;
 mod terminal;
 mod text;
 mod vitals;
+pub mod watch;
 
 use std::io::{self, Write};
 

@@ -89,12 +89,8 @@ pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
         Verdict::Degraded => "degraded",
         Verdict::NoCrash => "no crash",
     };
-    let _ = writeln!(
-        out,
-        "\nverdict: {} (exit {})",
-        paint.verdict(diagnosis.verdict, verdict),
-        diagnosis.exit_code()
-    );
+    let _ =
+        writeln!(out, "\nverdict: {} (exit {})", paint.verdict(diagnosis.verdict, verdict), diagnosis.exit());
     out
 }
 

@@ -36,7 +36,7 @@ fn a_launch_that_crashed_before_watching_began_is_decided_at_once() {
     let now = Instant::now();
     let mut w = watcher(Until::Ready);
     let (changes, code) = w.start(&diagnose(OLD_CRASH), now, now);
-    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(1)));
+    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(Exit::Crashed)));
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn an_earlier_crash_is_history_and_the_current_launch_is_judged() {
     assert_eq!((states(&changes), code), (vec![("crashed", true), ("loading-weights", false)], None));
     let log = format!("{OLD_CRASH}{RELAUNCH}{READY}");
     let (changes, code) = w.update(&diagnose(&log), now);
-    assert_eq!((states(&changes), code), (vec![("ready", false)], Some(0)));
+    assert_eq!((states(&changes), code), (vec![("ready", false)], Some(Exit::Healthy)));
     assert_eq!(changes[0].evidence.as_ref().map(|e| e.line), Some(6), "the line that proved it");
 }
 
@@ -60,7 +60,7 @@ fn listening_and_answering_requests_is_not_ready() {
     assert_eq!((states(&changes), code), (vec![("listening", false)], None));
     // A decode batch with generated tokens proves it; the next one is serving.
     let (changes, code) = w.update(&diagnose(&format!("{log}{DECODE}")), now);
-    assert_eq!((states(&changes), code), (vec![("ready", false)], Some(0)));
+    assert_eq!((states(&changes), code), (vec![("ready", false)], Some(Exit::Healthy)));
     let mut w = watcher(Until::Crash);
     w.start(&diagnose(&format!("{log}{DECODE}")), now, now);
     let (changes, _) = w.update(&diagnose(&format!("{log}{DECODE}{DECODE}")), now);
@@ -101,11 +101,11 @@ fn a_crash_without_evidence_of_death_waits_for_signs_of_life() {
     let log = format!("{RELAUNCH}{SIGQUIT}");
     w.update(&diagnose(&log), t0);
     let (changes, code) = w.update(&diagnose(&log), t0 + CRASH_GRACE);
-    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(3)));
+    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(Exit::CrashedUnexplained)));
     // A weak crash already in the log, written long before, is decided at once.
     let mut w = watcher(Until::Crash);
     let (changes, code) = w.start(&diagnose(&log), t0 + CRASH_GRACE, t0);
-    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(3)));
+    assert_eq!((states(&changes), code), (vec![("crashed", false)], Some(Exit::CrashedUnexplained)));
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn pending_work_with_no_progress_is_a_hang_and_progress_retracts_it() {
     let (changes, code) = w.update(&diagnose(&log), t0 + hang);
     assert_eq!((states(&changes), code), (vec![("hung", false)], None));
     assert_eq!(changes[0].evidence.as_ref().map(|e| e.line), Some(4), "the last progress line");
-    assert_eq!(w.ended(&diagnose(&log)), EXIT_HUNG);
+    assert_eq!(w.ended(&diagnose(&log)), Exit::Hung);
     // Progress resumes: serving again.
     let log = format!("{log}{DECODE}");
     let (changes, _) = w.update(&diagnose(&log), t0 + hang * 2);
@@ -148,7 +148,7 @@ fn a_jump_of_the_printed_clock_is_no_hang() {
     assert_eq!(w.update(&diagnose(&stepped), t0 + Duration::from_secs(1)), (Vec::new(), None));
     // Wall time without progress is a hang.
     let (changes, code) = w.update(&diagnose(&stepped), t0 + hang);
-    assert_eq!((states(&changes), code), (vec![("hung", false)], Some(EXIT_HUNG)));
+    assert_eq!((states(&changes), code), (vec![("hung", false)], Some(Exit::Hung)));
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn a_silence_that_began_before_watching_counts_from_the_last_write() {
     let mut w = Watcher::new(WatchOptions { until: Until::Crash, hang_after: hang, after_line: None });
     let log = format!("{RELAUNCH}{READY}{DECODE}");
     let (changes, code) = w.start(&diagnose(&log), t0 + hang * 2, t0);
-    assert_eq!((states(&changes), code), (vec![("hung", false)], Some(EXIT_HUNG)));
+    assert_eq!((states(&changes), code), (vec![("hung", false)], Some(Exit::Hung)));
 }
 
 #[test]
@@ -169,9 +169,9 @@ fn when_the_input_ends_a_crash_waiting_for_signs_of_life_is_decided() {
     w.start(&diagnose(RELAUNCH), t0, t0);
     assert_eq!(w.update(&diagnose(&log), t0), (Vec::new(), None));
     let (changes, code) = w.end(&diagnose(&log), t0);
-    assert_eq!((states(&changes), code), (vec![("crashed", false)], 3));
+    assert_eq!((states(&changes), code), (vec![("crashed", false)], Exit::CrashedUnexplained));
     // A stream that closes before any launch is ready: the input ended first.
     let mut w = watcher(Until::Ready);
     let (changes, code) = w.end(&diagnose(RELAUNCH), t0);
-    assert_eq!((states(&changes), code), (vec![("loading-weights", false)], EXIT_ENDED_FIRST));
+    assert_eq!((states(&changes), code), (vec![("loading-weights", false)], Exit::EndedFirst));
 }

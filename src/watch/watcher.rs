@@ -1,45 +1,15 @@
-//! Watching a log: the state of the current launch, reported as it
-//! changes, and when to stop (`logdiag watch --until …`). Pure: diagnoses
-//! and times in, changes and decisions out; the command line does the
-//! reading and the printing.
-//!
-//! - **The current launch** is the latest run in the log, whenever its
-//!   lines were written: a launch that crashed before watching began is
-//!   decided at once. Earlier runs are history; the one just before the
-//!   current one is reported once, marked as such. When the caller knows
-//!   where the launch began (`--after-line N`), the runs up to line N are
-//!   history, and until a line after N comes there is no current launch.
-//! - **Readiness is proven, never assumed**: `ready` needs a line showing
-//!   that a generation completed (the run's `ready` evidence); a server
-//!   that is up or answers requests is `listening`. After the proof, more
-//!   progress is `serving`.
-//! - **A crash** with evidence of death (high confidence: a cause and then
-//!   a kill, an exit, a sigquit) is decided at once. A weaker one (a
-//!   failure with no sign yet that the process died, a lone symptom) waits
-//!   [`CRASH_GRACE`] from when its lines were written: if the run makes
-//!   progress meanwhile, it survived.
-//! - **A hang**: the last progress line reported requests running or
-//!   waiting, and no progress line has come for the hang time: wall time,
-//!   for lines written while watching (the log's printed clock may jump),
-//!   and the printed clock only for what the log held before. A new
-//!   progress line retracts it.
-//! - **A collapse** (`degraded`): the engine's judgement of the run's speed
-//!   ([`crate::engine`]'s `degraded`), as soon as it has enough progress
-//!   lines to make it; `--until ready` ends on it with [`DEGRADED_EXIT`].
+//! The watcher: the current launch's state, judged from one diagnosis to
+//! the next, and when to stop. Pure: diagnoses and times in, changes and
+//! decisions out (see the module above for the rules it keeps).
 
 use std::time::{Duration, Instant};
 
-use crate::engine::diagnosis::{phase, Confidence, Evidence, Outcome, Run, DEGRADED_EXIT};
+use crate::engine::diagnosis::{phase, Confidence, Evidence, Outcome, Run};
 use crate::engine::Diagnosis;
+use crate::exit::Exit;
 
 /// How long a crash without evidence of death waits for signs of life.
 pub const CRASH_GRACE: Duration = Duration::from_secs(5);
-
-/// Exit code when the input ended, or the run stopped, before the awaited
-/// state.
-pub const EXIT_ENDED_FIRST: i32 = 4;
-/// Exit code when the current launch hung.
-pub const EXIT_HUNG: i32 = 5;
 
 /// Where the current launch stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,7 +194,7 @@ impl Watcher {
         diagnosis: &Diagnosis,
         now: Instant,
         written: Instant,
-    ) -> (Vec<Change>, Option<i32>) {
+    ) -> (Vec<Change>, Option<Exit>) {
         self.written = Some(written.min(now));
         self.started = true;
         self.backlog_end = diagnosis.runs.last().map(|r| (r.source.clone(), r.last_line));
@@ -244,7 +214,7 @@ impl Watcher {
 
     /// Takes a new diagnosis of the log so far: the changes to report, and
     /// an exit code when the awaited state was reached.
-    pub fn update(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, Option<i32>) {
+    pub fn update(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, Option<Exit>) {
         let written = self.written.take().unwrap_or(now);
         let Some(run) = self.current_run(diagnosis) else { return (Vec::new(), None) };
         if self.current.as_ref().is_some_and(|(line, _)| *line != run.stream_first_line) {
@@ -289,11 +259,11 @@ impl Watcher {
         let code = match (&state, self.options.until) {
             (_, Until::Never) => None,
             (State::Crashed, _) => Some(crash_code(run)),
-            (State::Hung, _) => Some(EXIT_HUNG),
-            (State::Degraded, Until::Ready) => Some(DEGRADED_EXIT),
-            (State::Ready | State::Serving, Until::Ready) => Some(0),
-            (State::Stopped, Until::Exit | Until::StoryEnd) => Some(0),
-            (State::Stopped, Until::Ready) => Some(EXIT_ENDED_FIRST),
+            (State::Hung, _) => Some(Exit::Hung),
+            (State::Degraded, Until::Ready) => Some(Exit::Degraded),
+            (State::Ready | State::Serving, Until::Ready) => Some(Exit::Healthy),
+            (State::Stopped, Until::Exit | Until::StoryEnd) => Some(Exit::Healthy),
+            (State::Stopped, Until::Ready) => Some(Exit::EndedFirst),
             _ => None,
         };
         (changes, code)
@@ -342,7 +312,7 @@ impl Watcher {
     /// Takes the diagnosis of the whole input, once it has ended: a crash
     /// still waiting for signs of life is decided (none can come), and the
     /// last state of the current launch gives the exit code.
-    pub fn end(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, i32) {
+    pub fn end(&mut self, diagnosis: &Diagnosis, now: Instant) -> (Vec<Change>, Exit) {
         self.input_ended = true;
         let (changes, code) =
             if self.started { self.update(diagnosis, now) } else { self.start(diagnosis, now, now) };
@@ -351,7 +321,7 @@ impl Watcher {
 
     /// The exit code when the input ends: the last state of the current
     /// launch decides.
-    fn ended(&self, diagnosis: &Diagnosis) -> i32 {
+    fn ended(&self, diagnosis: &Diagnosis) -> Exit {
         let Some(run) = self.current_run(diagnosis) else { return self.no_launch_code() };
         let state = match &self.current {
             Some((line, State::Hung)) if *line == run.stream_first_line => State::Hung,
@@ -359,20 +329,20 @@ impl Watcher {
         };
         match (self.options.until, state) {
             (_, State::Crashed) => crash_code(run),
-            (_, State::Hung) => EXIT_HUNG,
-            (_, State::Degraded) => DEGRADED_EXIT,
-            (Until::Never | Until::StoryEnd, _) => 0,
-            (Until::Exit, State::Stopped) => 0,
-            (Until::Ready, State::Ready | State::Serving) => 0,
-            _ => EXIT_ENDED_FIRST,
+            (_, State::Hung) => Exit::Hung,
+            (_, State::Degraded) => Exit::Degraded,
+            (Until::Never | Until::StoryEnd, _) => Exit::Healthy,
+            (Until::Exit, State::Stopped) => Exit::Healthy,
+            (Until::Ready, State::Ready | State::Serving) => Exit::Healthy,
+            _ => Exit::EndedFirst,
         }
     }
 
-    fn no_launch_code(&self) -> i32 {
+    fn no_launch_code(&self) -> Exit {
         if matches!(self.options.until, Until::Never | Until::StoryEnd) {
-            0
+            Exit::Healthy
         } else {
-            EXIT_ENDED_FIRST
+            Exit::EndedFirst
         }
     }
 
@@ -415,12 +385,9 @@ impl Watcher {
     }
 }
 
-/// The exit code of a crashed run: 1 when its cause is identified, else 3.
-fn crash_code(run: &Run) -> i32 {
-    match &run.root_cause {
-        Some(cause) if cause.identified => 1,
-        _ => 3,
-    }
+/// The exit of a crashed run: whether its cause is identified.
+fn crash_code(run: &Run) -> Exit {
+    Exit::of_crash(run.root_cause.as_ref().is_some_and(|cause| cause.identified))
 }
 
 #[cfg(test)]
