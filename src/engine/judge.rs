@@ -22,6 +22,7 @@ use super::diagnosis::{
     RootCause, Run, Symptom, Verdict, Work, SCHEMA, WENT_ON,
 };
 use super::fingerprint::Fingerprint;
+use super::handling::says_it_ends;
 use super::health;
 use super::launches;
 use super::place::Places;
@@ -680,11 +681,11 @@ fn choose_root<'a>(
     // error: Waiting for …`, then `slurmd: fatal: can't stat …`): the
     // fatal one is what ended it.
     let stand_in = stand_in.map(|s| {
-        if s.summary || s.writer.is_none() || super::says_it_ends(&s.text) {
+        if s.summary || s.writer.is_none() || says_it_ends(&s.text) {
             return s;
         }
         let ended_it = |o: &&Finding| {
-            o.rule == s.rule && o.line > s.line && o.writer == s.writer && super::says_it_ends(&o.text)
+            o.rule == s.rule && o.line > s.line && o.writer == s.writer && says_it_ends(&o.text)
         };
         active.iter().copied().filter(unexplained).find(ended_it).unwrap_or(s)
     });

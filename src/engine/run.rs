@@ -4,7 +4,7 @@
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
 use super::fingerprint;
 use super::subject::Subject;
-use crate::events::LineAt;
+use crate::events::{EventLine, LineAt};
 use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
@@ -52,6 +52,11 @@ impl EvidenceLine {
     pub fn new(line: u64, text: &str) -> Self {
         let (text, cut) = excerpt(text);
         EvidenceLine { line, text, cut }
+    }
+
+    /// Evidence of a line of an event.
+    pub fn of(line: &EventLine) -> Self {
+        EvidenceLine::new(line.number, &line.text)
     }
 }
 
