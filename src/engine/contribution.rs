@@ -16,7 +16,7 @@ use crate::rules::{Category, LineMatch, Role, RuleSet};
 /// What the engine knows of an event beside its matches: who wrote it,
 /// and what announced it.
 pub(super) struct Said {
-    /// Its writer ([`run::Writer::key`]).
+    /// Its writer ([`super::writer::Writer::key`]).
     pub writer: u64,
     /// The error record a line or two above it that announced it (see
     /// [`super::announcement::ErrorRecord`]).

@@ -28,6 +28,7 @@ mod run;
 mod subject;
 mod units;
 mod unrecognised;
+mod writer;
 
 use crate::events::{Event, EventKind, LineAt};
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
@@ -37,7 +38,8 @@ use crate::vitals::{self, args, progress};
 use announcement::{note_error_record, note_record, Announcement, ErrorRecord, HARMLESS_ANNOUNCEMENT_GAP};
 use contribution::Said;
 pub use diagnosis::Diagnosis;
-use run::{RunState, Writer};
+use run::RunState;
+use writer::Writer;
 
 /// How to judge.
 #[derive(Debug, Clone)]
@@ -239,7 +241,7 @@ impl<'r> Engine<'r> {
         let first = event.first_line();
         self.matches.clear();
         // A run needs one proof of readiness; decode lines keep offering it.
-        self.scratch.skip_ready = is_ready(unit, source.launch_after, first);
+        self.scratch.skip_ready = unit.is_ready_for(source.launch_after, first);
         rules.match_event(event, &mut self.scratch, &mut self.matches);
         let matches = &self.matches;
         let opening = &event.lines[0];
@@ -305,7 +307,7 @@ impl<'r> Engine<'r> {
             // Lines a guess holds, or after one was corrected, go as events.
             let guessing = source.units.holding(index) || source.units.has_replay();
             self.matches.clear();
-            self.scratch.skip_ready = is_ready(&source.units.list[index], source.launch_after, number);
+            self.scratch.skip_ready = source.units.list[index].is_ready_for(source.launch_after, number);
             rules.match_record(record, &mut self.scratch, &mut self.matches);
             // A record at a fatal level is a failure's, even when no rule names it.
             let fatal = record.level == Some(Level::Fatal);
@@ -395,13 +397,6 @@ impl<'r> Engine<'r> {
             }
         }
     }
-}
-
-/// Whether the latest run of `unit` has proven it is ready and an event
-/// from line `first` does not start a new one: readiness markers need not
-/// be matched again.
-fn is_ready(unit: &units::UnitRuns, launch_after: Option<u64>, first: u64) -> bool {
-    unit.runs.last().is_some_and(|run| run.ready.is_some() && !unit.forces_new_run(launch_after, run, first))
 }
 
 /// Who wrote an event, and its opening line: what a run keeps of every
