@@ -2,6 +2,7 @@
 //! (capped finding lists, a few line numbers), never the run's lines.
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
+use super::diagnosis::MAX_EXCERPT_BYTES;
 use super::fingerprint;
 use super::subject::Subject;
 use crate::events::{EventLine, LineAt};
@@ -15,10 +16,6 @@ pub const MAX_FINDINGS: usize = 64;
 
 /// Most process ids remembered per run.
 const MAX_PIDS: usize = 64;
-
-/// Most of a line kept as evidence: the report shows a few KiB of a line
-/// at most, so a run's memory does not grow with the length of its lines.
-pub const MAX_EXCERPT_BYTES: usize = 4096;
 
 /// The start of `text` kept as evidence (at most [`MAX_EXCERPT_BYTES`],
 /// cut at a character boundary), and how many bytes were left out.

@@ -18,12 +18,11 @@
 //!    `unknown`.
 
 use super::diagnosis::{
-    Benign, Diagnosis, Evidence, Hang, InputSummary, Outcome, Recurring, RootCause, Run, Symptom, Verdict,
-    Work, SCHEMA,
+    Benign, Diagnosis, Hang, InputSummary, Outcome, Recurring, RootCause, Run, Symptom, Verdict, Work, SCHEMA,
 };
 use super::health;
 use super::launches;
-use super::place::Places;
+use super::place::{evidence_at, Places};
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
 use crate::rules::{fate, Category, Role, RuleSet};
@@ -483,12 +482,6 @@ fn in_source_lines(places: Places<'_>, mut vitals: crate::vitals::Vitals) -> cra
         point.line = places.locate(point.line).1;
     }
     vitals
-}
-
-/// Evidence for stream line `line`, named by its own file and number.
-pub(super) fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
-    let (source, number) = places.locate(line);
-    Evidence { source: source.to_string(), line: number, text: kept.text.clone(), cut_bytes: kept.cut }
 }
 
 fn evidence_of(f: &Finding) -> EvidenceLine {

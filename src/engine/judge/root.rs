@@ -4,13 +4,12 @@
 //! report gives for it.
 
 use super::{
-    category_of, evidence_at, evidence_of, hint_of, KillRecord, Setting, MAX_CORROBORATING, OOM_KILL,
-    UNATTRIBUTED_KILL,
+    category_of, evidence_of, hint_of, KillRecord, Setting, MAX_CORROBORATING, OOM_KILL, UNATTRIBUTED_KILL,
 };
 use crate::engine::diagnosis::{Confidence, Evidence, Hundredths, Inferred, RootCause};
 use crate::engine::fingerprint::Fingerprint;
 use crate::engine::handling::says_it_ends;
-use crate::engine::place::Places;
+use crate::engine::place::{evidence_at, Places};
 use crate::engine::run::{CutTraceback, EvidenceLine, Failure, Finding, RunState};
 use crate::engine::SourceState;
 use crate::rules::{fate, Category, Role, RuleSet};
