@@ -305,7 +305,7 @@ fn finding(
         // A line that reports a death (its own process's or a peer's) is a
         // fate, whatever its level.
         warning: !terminal(rules, m)
-            && m.category != Some(Category::PeerFailure)
+            && !m.category.is_some_and(Category::reports_a_death)
             && (liveness::is_warning(line.level, line.message()) || handling.retried),
     }
 }

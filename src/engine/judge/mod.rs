@@ -35,15 +35,6 @@ use standing::{
 mod root;
 mod standing;
 
-/// The category a memory kill record confirms a SIGKILL as.
-const OOM_KILL: Category = Category::HostOomKill;
-/// The category of a SIGKILL whose sender the log does not show.
-const UNATTRIBUTED_KILL: Category = Category::SigkillUnattributed;
-
-/// The category of a GPU fault after which the process's CUDA context is
-/// unusable (an illegal access, a device-side assert, a misaligned address).
-const STICKY_FAULT: Category = Category::CudaIllegalAccess;
-
 /// Supporting findings of the root cause's category added to its evidence.
 const MAX_CORROBORATING: usize = 3;
 
@@ -227,7 +218,7 @@ fn kill_records<'a>(sources: &'a [SourceState]) -> Vec<KillRecord<'a>> {
         for unit in &source.units.list {
             for run in &unit.runs {
                 for finding in &run.findings {
-                    let oom = finding.category == Some(OOM_KILL);
+                    let oom = finding.category.is_some_and(Category::confirms_a_kill);
                     if oom && matches!(finding.role, Role::Cause | Role::Confirm) {
                         let places = Places::of(source);
                         let claimed = unit.is_claimed();

@@ -3,9 +3,7 @@
 //! recorded elsewhere, an unrecognised failure), and the root cause the
 //! report gives for it.
 
-use super::{
-    category_of, evidence_of, hint_of, KillRecord, Setting, MAX_CORROBORATING, OOM_KILL, UNATTRIBUTED_KILL,
-};
+use super::{category_of, evidence_of, hint_of, KillRecord, Setting, MAX_CORROBORATING};
 use crate::engine::diagnosis::{Confidence, Evidence, Hundredths, Inferred, RootCause};
 use crate::engine::fingerprint::Fingerprint;
 use crate::engine::handling::says_it_ends;
@@ -124,7 +122,7 @@ fn kill_record_for<'a>(
     run: &RunState,
     stand_in: &Finding,
 ) -> Option<(KillRecord<'a>, bool)> {
-    if stand_in.category != Some(UNATTRIBUTED_KILL) {
+    if !stand_in.category.is_some_and(Category::is_unattributed_kill) {
         return None;
     }
     let unit = setting.unit.or(run.unit.as_deref());
@@ -153,8 +151,10 @@ pub(super) fn loose_failures(sources: &[SourceState]) -> Vec<(usize, u64)> {
     let mut lines = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         for run in source.units.list.iter().filter(|u| !u.is_claimed()).flat_map(|u| &u.runs) {
-            let causes =
-                run.findings.iter().filter(|f| f.role == Role::Cause && f.category != Some(OOM_KILL));
+            let causes = run
+                .findings
+                .iter()
+                .filter(|f| f.role == Role::Cause && !f.category.is_some_and(Category::confirms_a_kill));
             lines.extend(causes.map(|f| (index, f.line)));
             lines.extend(run.failures.iter().map(|f| (index, f.first_line)));
         }
@@ -376,8 +376,10 @@ fn select_cause<'f>(
                 let confirms = &rules.rule(f.rule).confirms;
                 // A memory kill record confirms any SIGKILL the log names,
                 // in the catalogue's words or a supervisor's.
-                let kill =
-                    |s: &Finding| f.category == Some(OOM_KILL) && s.category == Some(UNATTRIBUTED_KILL);
+                let kill = |s: &Finding| {
+                    f.category.is_some_and(Category::confirms_a_kill)
+                        && s.category.is_some_and(Category::is_unattributed_kill)
+                };
                 let confirmed = active
                     .iter()
                     .find(|s| (confirms.contains(&s.rule) || kill(s)) && same_process(run, s, f));
@@ -398,12 +400,13 @@ fn select_cause<'f>(
     };
     // A `systemctl status` summary says how the unit ended; a cause logged
     // in the journal says why.
-    // A warning names a cause only when nothing else does. Hitting the
-    // start limit is the cause only when nothing else explains the
-    // failed starts, not even the status block's exit status.
-    let loop_only = |f: &Finding| f.category == Some(Category::StartLimitHit);
+    // A warning names a cause only when nothing else does. A cause of the
+    // last resort (hitting the start limit) is the cause only when nothing
+    // else explains the failed starts, not even the status block's exit
+    // status.
+    let last_resort = |f: &Finding| f.category.is_some_and(Category::is_last_resort);
     pool.into_iter()
-        .min_by_key(|(f, _)| (loop_only(f), f.summary, f.warning, f.line, -rules.rule(f.rule).priority))
+        .min_by_key(|(f, _)| (last_resort(f), f.summary, f.warning, f.line, -rules.rule(f.rule).priority))
 }
 
 /// Do a symptom and the record that would confirm it concern the same

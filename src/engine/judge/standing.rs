@@ -3,11 +3,11 @@
 //! going on, a request answered), did an operator stop bring it, was it a
 //! warning or a thread's? What does not count is listed as benign, with why.
 
-use super::{failure_benign, STICKY_FAULT};
+use super::failure_benign;
 use crate::engine::diagnosis::{Benign, WENT_ON};
 use crate::engine::place::Places;
 use crate::engine::run::{Failure, Finding, RunState};
-use crate::rules::{Role, RuleSet};
+use crate::rules::{Category, Role, RuleSet};
 
 /// Where a crash-looking finding stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub(super) fn standing(rules: &RuleSet, run: &RunState, finding: &Finding, hung:
     // A fault that poisons the process's CUDA context cannot be outlived:
     // progress after it is another process's, or a tuning pass that reports
     // the fault again.
-    if finding.category == Some(STICKY_FAULT) {
+    if finding.category.is_some_and(Category::poisons_cuda_context) {
         return Standing::Active;
     }
     if let Some(progress) = survived(run, finding.event_last) {
