@@ -63,8 +63,8 @@ pub(super) struct Handling {
 }
 
 impl Handling {
-    /// `announced_apart`: an error record a line or two above the
-    /// traceback announced it (see [`ErrorRecord`]).
+    /// `announced_apart`: an error record of the same writer a line or two
+    /// above the traceback, not grouped with it, announced it.
     pub(super) fn of(event: &Event, announced_apart: bool) -> Handling {
         let below_top = event.kind == EventKind::Traceback && !reaches_top_level(event);
         Handling {
