@@ -1,7 +1,8 @@
 //! What announces a traceback that is not grouped with it: the latest
 //! harmless announcement (`Exception occurred during processing of
-//! request from …`) and the latest error record of each writer a line or
-//! two above it (`logger.exception` prints message, then traceback).
+//! request from …`) and the latest error record, of the same writer a
+//! line or two above it (`logger.exception` prints message, then
+//! traceback).
 
 use super::handling::says_it_ends;
 use super::run::EvidenceLine;

@@ -1,5 +1,5 @@
 //! Judging, checked on small logs: each test is one rule of causal
-//! selection from judge.rs.
+//! selection from judge/.
 
 use super::diagnosis::{Confidence, Outcome, Verdict};
 use super::*;
