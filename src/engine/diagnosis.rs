@@ -1,5 +1,6 @@
 //! The diagnosis: what the engine concludes, in the shape of the JSON
-//! contract (schema 2: see the README). The text report renders the same data.
+//! contract (its version is [`SCHEMA`]: see the README). The text report
+//! renders the same data.
 //!
 //! Keys are stable and output is deterministic: no absolute paths, no
 //! wall-clock time, vectors in input order.
@@ -14,6 +15,10 @@ use crate::vitals::Vitals;
 
 /// The JSON schema version.
 pub const SCHEMA: u32 = 4;
+
+/// Most of a line kept as evidence: the report shows a few KiB of a line
+/// at most, so a run's memory does not grow with the length of its lines.
+pub const MAX_EXCERPT_BYTES: usize = 4096;
 
 /// The phases a run reaches once its server is up (`runs[].phase`);
 /// before that, a start-up phase (`loading-weights`, …) named by a rule.
@@ -85,7 +90,7 @@ pub struct Evidence {
     /// 1-based line number.
     pub line: u64,
     /// The line as the user reads it in the input, or its first
-    /// [`MAX_EXCERPT_BYTES`](super::run::MAX_EXCERPT_BYTES) when longer.
+    /// [`MAX_EXCERPT_BYTES`] when longer.
     pub text: String,
     /// Bytes of the line left out of `text` (absent when none were).
     #[serde(skip_serializing_if = "is_zero")]

@@ -5,8 +5,7 @@
 //! the same unit before it) and become the report's `hang` and `degraded`.
 
 use super::diagnosis::{Compared, Degraded, Evidence, Hang, Outcome, Run};
-use super::judge::evidence_at;
-use super::place::Places;
+use super::place::{evidence_at, Places};
 use super::run::{EvidenceLine, RunState};
 use crate::vitals::collapse::{self, Level};
 use crate::vitals::{round, Recorder};

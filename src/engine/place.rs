@@ -2,6 +2,8 @@
 //! stream, even when the source was read from several rotated files; a
 //! report names each line by its own file and its number there.
 
+use super::diagnosis::Evidence;
+use super::run::EvidenceLine;
 use super::SourceState;
 use crate::input::Reversal;
 
@@ -49,6 +51,12 @@ impl<'a> Places<'a> {
             format!("line {local}")
         }
     }
+}
+
+/// Evidence for stream line `line`, named by its own file and number.
+pub(super) fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) -> Evidence {
+    let (source, number) = places.locate(line);
+    Evidence { source: source.to_string(), line: number, text: kept.text.clone(), cut_bytes: kept.cut }
 }
 
 #[cfg(test)]

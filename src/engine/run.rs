@@ -2,9 +2,10 @@
 //! (capped finding lists, a few line numbers), never the run's lines.
 
 use super::diagnosis::phase::{LISTENING, READY, SERVING};
+use super::diagnosis::MAX_EXCERPT_BYTES;
 use super::fingerprint;
 use super::subject::Subject;
-use crate::events::LineAt;
+use crate::events::{EventLine, LineAt};
 use crate::rules::{Category, MarkerKind, Role, Stage};
 use crate::vitals::args::LaunchArgs;
 use crate::vitals::clock::PrintedStamp;
@@ -15,10 +16,6 @@ pub const MAX_FINDINGS: usize = 64;
 
 /// Most process ids remembered per run.
 const MAX_PIDS: usize = 64;
-
-/// Most of a line kept as evidence: the report shows a few KiB of a line
-/// at most, so a run's memory does not grow with the length of its lines.
-pub const MAX_EXCERPT_BYTES: usize = 4096;
 
 /// The start of `text` kept as evidence (at most [`MAX_EXCERPT_BYTES`],
 /// cut at a character boundary), and how many bytes were left out.
@@ -52,6 +49,11 @@ impl EvidenceLine {
     pub fn new(line: u64, text: &str) -> Self {
         let (text, cut) = excerpt(text);
         EvidenceLine { line, text, cut }
+    }
+
+    /// Evidence of a line of an event.
+    pub fn of(line: &EventLine) -> Self {
+        EvidenceLine::new(line.number, &line.text)
     }
 }
 
@@ -107,7 +109,7 @@ pub struct Finding {
     /// The line is a warning (`WARNING` level, `Warning: …`, Python's
     /// `…Warning:`): it never decides a crash by itself.
     pub warning: bool,
-    /// Who wrote it ([`Writer::key`]), for an error its writer may
+    /// Who wrote it ([`Writer::key`](super::writer::Writer::key)), for an error its writer may
     /// outlive; `None` for a line that records a death, and for benign
     /// lines and confirmations.
     pub writer: Option<u64>,
@@ -139,7 +141,7 @@ pub struct Failure {
     /// The ordinals of its first and last lines ([`LineAt::ordinal`]).
     pub first_ordinal: u64,
     pub last_ordinal: u64,
-    /// Who wrote it ([`Writer::key`]); `None` for the kernel or a service
+    /// Who wrote it ([`Writer::key`](super::writer::Writer::key)); `None` for the kernel or a service
     /// manager, whose going on says nothing of the failed process.
     pub writer: Option<u64>,
     /// The first ordinary line its writer wrote after it: the writer went
@@ -181,46 +183,6 @@ pub struct Failure {
     pub in_thread: bool,
     /// What its fingerprint is taken from (see [`fingerprint`]).
     pub fingerprint: fingerprint::Parts,
-}
-
-/// Who wrote a line: the fields of its prefixes that tell writers apart
-/// (host, identifier, pid, process tag, rank tags). A log without them
-/// has one writer.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Writer<'a> {
-    pub host: Option<&'a str>,
-    pub identifier: Option<&'a str>,
-    pub pid: Option<u32>,
-    pub process: Option<&'a str>,
-    pub ranks: Option<&'a str>,
-}
-
-impl Writer<'_> {
-    /// A hash that tells writers apart.
-    ///
-    /// Computed for every line while some failure's writer is awaited, so
-    /// it is a few multiplications, not a general-purpose hasher.
-    pub fn key(&self) -> u64 {
-        let mut key = Mixer(0x9e37_79b9_7f4a_7c15);
-        for field in [self.host, self.identifier, self.process, self.ranks] {
-            match field {
-                Some(text) => text.bytes().for_each(|b| key.mix(u64::from(b))),
-                None => key.mix(0x100),
-            }
-            key.mix(0x101);
-        }
-        key.mix(self.pid.map_or(u64::MAX, u64::from));
-        key.0
-    }
-}
-
-/// A running hash of small words.
-struct Mixer(u64);
-
-impl Mixer {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
 }
 
 /// A traceback that the end of the input cut before its exception line.
@@ -291,7 +253,7 @@ pub struct RunState {
     pub failures: Vec<Failure>,
     /// A traceback cut by the end of input.
     pub cut_traceback: Option<CutTraceback>,
-    /// The writers of the errors not yet outlived ([`Writer::key`]): a
+    /// The writers of the errors not yet outlived ([`Writer::key`](super::writer::Writer::key)): a
     /// line of one of them is checked for being ordinary.
     pub awaited_writers: Vec<u64>,
     /// How many caught errors may still wait for a request answered after
@@ -352,40 +314,10 @@ impl RunState {
         }
     }
 
-    /// Does a start marker of `stage` begin a new run here? Yes when this
-    /// run already started at that stage or later (a relaunch), when it has
-    /// ended, or when, before any start, it shows an earlier launch of its
-    /// own: one that served, stopped, or failed (its tail). The lines a
-    /// launch prints before its first start marker (platform detection,
-    /// import warnings, benign lines, start-up phases) belong to it.
-    pub fn is_split_by_start(&self, stage: Stage) -> bool {
-        match self.max_stage {
-            Some(seen) => seen >= stage || self.ended,
-            None => self.ended || self.shows_an_earlier_launch(),
-        }
-    }
-
     /// Is its server up: a generation proven, or a start-up past its last
     /// phase (listening, ready, serving)?
-    fn is_up(&self) -> bool {
+    pub fn is_up(&self) -> bool {
         self.ready.is_some() || matches!(self.phase.as_deref(), Some(LISTENING | READY | SERVING))
-    }
-
-    fn shows_an_earlier_launch(&self) -> bool {
-        let served = self.is_up() || self.vitals.is_some();
-        let failed = self.failures.iter().any(|f| !f.warning)
-            || self.findings.iter().any(|f| f.role != Role::Benign && !f.warning && !f.summary);
-        served || failed || self.stop_line.is_some()
-    }
-
-    /// Is a systemd message about `subject` about this run's unit? When
-    /// either side is unknown it is taken to be.
-    pub fn concerns(&self, subject: &Subject) -> bool {
-        match (subject, &self.unit, &self.subject) {
-            (Subject::Unit(u), Some(unit), _) => u == unit,
-            (_, _, Some(own)) => own == subject,
-            _ => true,
-        }
     }
 
     /// Remembers a process id that wrote one of the run's lines.

@@ -1,5 +1,5 @@
 //! Judging, checked on small logs: each test is one rule of causal
-//! selection from judge.rs.
+//! selection from judge/.
 
 use super::diagnosis::{Confidence, Outcome, Verdict};
 use super::*;
@@ -270,7 +270,7 @@ Jan 09 14:32:25 H systemd[34]: testsuite-55-testchill.service: Main process exit
 
 #[test]
 fn a_raise_with_its_own_message_names_what_was_raised() {
-    use super::raises_with_message;
+    use super::unrecognised::raises_with_message;
     assert!(raises_with_message(
         r#"    raise RuntimeError("Cannot find valid samples, check `data/README.md` for the data format.")"#
     ));

@@ -98,6 +98,52 @@ impl Category {
     }
 }
 
+/// What judging does with a category beyond naming it: each trait is
+/// declared once here, and the engine asks the category. Giving a
+/// category a trait is adding it to that trait's list.
+impl Category {
+    /// A record that a process was killed for memory. Judging takes its
+    /// cause or confirm finding for what sent a SIGKILL the log does not
+    /// attribute ([`Category::is_unattributed_kill`]): in the same run it
+    /// confirms the kill, whatever rule read the kill; in another source
+    /// or unit it explains the kill when it names the same process or
+    /// unit (or came just before, of a process nobody owns). Such records
+    /// are not counted among the failures of runs no unit claims.
+    pub fn confirms_a_kill(self) -> bool {
+        matches!(self, Category::HostOomKill)
+    }
+
+    /// A SIGKILL whose sender the log does not show. Standing in for a
+    /// cause, judging looks for a record of this kill elsewhere
+    /// ([`Category::confirms_a_kill`]) to name the cause instead.
+    pub fn is_unattributed_kill(self) -> bool {
+        matches!(self, Category::SigkillUnattributed)
+    }
+
+    /// A GPU fault after which the process's CUDA context is unusable (an
+    /// illegal access, a device-side assert, a misaligned address). Judging
+    /// never takes it as outlived: progress after it is another process's,
+    /// or a tuning pass that reports the fault again.
+    pub fn poisons_cuda_context(self) -> bool {
+        matches!(self, Category::CudaIllegalAccess)
+    }
+
+    /// A cause only when nothing else explains the failure. Causal
+    /// selection prefers any other cause to it, even the exit status of a
+    /// `systemctl status` block (hitting the start limit says only that
+    /// the restarts failed).
+    pub fn is_last_resort(self) -> bool {
+        matches!(self, Category::StartLimitHit)
+    }
+
+    /// Its line reports another process's death (a peer that failed).
+    /// Judging never takes such a line for a warning, whatever its level:
+    /// a death is not something the run goes on from by itself.
+    pub fn reports_a_death(self) -> bool {
+        matches!(self, Category::PeerFailure)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +156,21 @@ mod tests {
         }
         assert!("gremlins".parse::<Category>().is_err());
         assert!(Category::Unknown.is_crash() && !Category::OperatorStop.is_crash());
+    }
+
+    #[test]
+    fn judging_traits_are_crash_causes_and_a_kill_record_is_not_the_kill() {
+        let traits: [fn(Category) -> bool; 5] = [
+            Category::confirms_a_kill,
+            Category::is_unattributed_kill,
+            Category::poisons_cuda_context,
+            Category::is_last_resort,
+            Category::reports_a_death,
+        ];
+        for &category in Category::ALL {
+            let any = traits.iter().any(|has| has(category));
+            assert!(!any || category.is_crash(), "{category}");
+            assert!(!(category.confirms_a_kill() && category.is_unattributed_kill()), "{category}");
+        }
     }
 }

@@ -28,20 +28,19 @@ use super::int_map::IntMap;
 use super::run::RunState;
 use super::subject::{self, Subject};
 use crate::events::Event;
+pub use filter::UnitFilter;
 use guess::{Check, Guess};
+use messages::{cgroup_unit, is_end_job, is_last_word, is_start_job, killing_pid, named_pid, names_match};
 
+mod filter;
 mod guess;
+mod messages;
+mod runs;
 
 /// Most units kept per source; beyond it, units with nothing notable are
 /// forgotten to make room (a boot of cron jobs and sessions can name
 /// thousands).
 pub const MAX_UNITS: usize = 1024;
-/// Most runs kept per unit; older ones are dropped (a restart loop can log
-/// thousands) and the report says how many.
-const MAX_RUNS: usize = 1000;
-/// Most runs kept per source, over all its units: beyond it, the oldest
-/// run of the unit with the most is dropped.
-const MAX_SOURCE_RUNS: usize = 4096;
 /// Most process bindings remembered per source (oldest forgotten first).
 const MAX_BINDINGS: usize = 8192;
 /// Most started units waiting for their first process.
@@ -81,24 +80,6 @@ pub struct UnitRuns {
 }
 
 impl UnitRuns {
-    /// Drops one old run to make room: the oldest that recorded no
-    /// failure, or the oldest when every one did.
-    fn drop_old_run(&mut self) {
-        let quiet = self.runs.iter().position(|run| !run.recorded_a_failure()).unwrap_or(0);
-        self.runs.remove(quiet);
-        self.dropped_runs += 1;
-    }
-
-    /// Does an event at `first_line` begin a new run after `run`, start
-    /// marker or not? After a boot, and at the launch said to begin after
-    /// line `launch_after` (`logdiag watch --after-line`).
-    pub fn forces_new_run(&self, launch_after: Option<u64>, run: &RunState, first_line: u64) -> bool {
-        self.boot_pending || launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
-    }
-
-    /// Does the unit claim its processes: a named unit, pod or container,
-    /// or the one unit of a log (not the boot's lines, nor a process no
-    /// unit claimed)?
     /// It holds a boot's lines that no unit claims: the kernel's and a
     /// program's or several (a journal of a whole boot, not a kernel log
     /// alone). A kernel line there that names no process is the boot's,
@@ -107,6 +88,9 @@ impl UnitRuns {
         self.the_boot || (self.name.is_none() && self.boot_lines && self.writers != Writers::None)
     }
 
+    /// Does the unit claim its processes: a named unit, pod or container,
+    /// or the one unit of a log (not the boot's lines, nor a process no
+    /// unit claimed)?
     pub fn is_claimed(&self) -> bool {
         !self.process_group && !(self.name.is_none() && (self.boot_lines || self.writers == Writers::Many))
     }
@@ -208,25 +192,6 @@ impl Units {
             unit.boot_pending = true;
         }
         self.let_guess_stand();
-    }
-
-    /// Starts a run of unit `index` at stream line `first`, dropping an
-    /// old run of the unit (at [`MAX_RUNS`]) or of the source's largest
-    /// unit (at [`MAX_SOURCE_RUNS`]): the oldest that recorded no failure,
-    /// so a crash among a thousand launches is kept (the oldest run when
-    /// every one failed).
-    pub fn start_run(&mut self, index: usize, first: u64) {
-        let unit = &mut self.list[index];
-        if unit.runs.len() == MAX_RUNS {
-            unit.drop_old_run();
-        } else if self.runs_kept == MAX_SOURCE_RUNS {
-            self.list.iter_mut().max_by_key(|u| u.runs.len()).expect("a unit").drop_old_run();
-        } else {
-            self.runs_kept += 1;
-        }
-        let unit = &mut self.list[index];
-        unit.runs.push(RunState::new(first));
-        unit.boot_pending = false;
     }
 
     /// The index of the unit `event` belongs to.
@@ -577,232 +542,6 @@ pub fn routes_by_writer(identifier: Option<&str>) -> bool {
     !is_boot_writer(identifier) && identifier != Some("systemd")
 }
 
-/// The units `--unit` names: globs as journalctl's `-u` takes them
-/// (`sglang`, `sglang*`, `trainer@*.service`). A pattern without a dot or
-/// a slash names a service (`sglang` is `sglang.service`); a pod is named
-/// whole (`pod/llm-0/server`), by its pod (`llm-0`, `pod/llm-0`) or by a
-/// glob of those.
-#[derive(Debug, Clone, Default)]
-pub struct UnitFilter {
-    patterns: Vec<String>,
-}
-
-impl UnitFilter {
-    /// A filter of these patterns (empty: every unit).
-    pub fn new(patterns: &[String]) -> Self {
-        UnitFilter { patterns: patterns.to_vec() }
-    }
-
-    /// No pattern given: every unit is judged.
-    pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
-    }
-
-    /// Does some pattern name unit `name` (a log that names no unit is
-    /// never named)?
-    pub fn matches(&self, name: Option<&str>) -> bool {
-        let Some(name) = name else { return false };
-        self.patterns.iter().any(|pattern| {
-            let names = unit_aliases(name);
-            let service =
-                (!pattern.contains(['.', '/']) && !is_glob(pattern)).then(|| format!("{pattern}.service"));
-            names.iter().any(|n| glob(pattern, n) || service.as_deref() == Some(*n))
-        })
-    }
-
-    /// The notice for a source none of whose units the patterns name.
-    pub fn no_match_notice(&self, named: &[&str]) -> String {
-        const SHOWN: usize = 12;
-        let wanted = self.patterns.join(", ");
-        if named.is_empty() {
-            return format!("--unit {wanted}: this input names no units, so nothing in it was judged");
-        }
-        let mut seen = named.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
-        if named.len() > SHOWN {
-            seen.push_str(&format!(" and {} more", named.len() - SHOWN));
-        }
-        format!("--unit {wanted}: no unit of this input matches, so nothing in it was judged (units seen: {seen})")
-    }
-}
-
-/// The names a unit answers to: itself, and for a pod's container
-/// (`pod/llm-0/server`) its pod (`pod/llm-0`, `llm-0`) and `llm-0/server`.
-fn unit_aliases(name: &str) -> Vec<&str> {
-    let mut names = vec![name];
-    if let Some(rest) = name.strip_prefix("pod/") {
-        names.push(rest);
-        if let Some((pod, _)) = rest.split_once('/') {
-            names.push(pod);
-            names.push(&name[..4 + pod.len()]);
-        }
-    }
-    names
-}
-
-fn is_glob(pattern: &str) -> bool {
-    pattern.contains(['*', '?', '['])
-}
-
-/// fnmatch-style matching of `*`, `?` and `[…]` (with `!` or `^` to
-/// negate) against the whole of `text`.
-fn glob(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Backtracking over the last `*` only: linear enough for unit names.
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ti));
-                pi += 1;
-                continue;
-            }
-            Some('?') => Some(pi + 1),
-            Some('[') => class(&p, pi, t[ti]),
-            Some(&c) if c == t[ti] => Some(pi + 1),
-            _ => None,
-        };
-        match (step, star) {
-            (Some(next), _) => {
-                pi = next;
-                ti += 1;
-            }
-            (None, Some((star_pi, star_ti))) => {
-                pi = star_pi + 1;
-                ti = star_ti + 1;
-                star = Some((star_pi, star_ti + 1));
-            }
-            (None, None) => return false,
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
-}
-
-/// Matches `c` against the class opening at `p[at]`; the position after
-/// it when it matches.
-fn class(p: &[char], at: usize, c: char) -> Option<usize> {
-    let mut i = at + 1;
-    let negate = matches!(p.get(i), Some('!' | '^'));
-    if negate {
-        i += 1;
-    }
-    let mut found = false;
-    let mut first = true;
-    while let Some(&x) = p.get(i) {
-        if x == ']' && !first {
-            return (found != negate).then_some(i + 1);
-        }
-        first = false;
-        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
-            found |= x <= c && c <= p[i + 2];
-            i += 3;
-        } else {
-            found |= x == c;
-            i += 1;
-        }
-    }
-    // No closing bracket: a literal `[`.
-    (c == '[').then_some(at + 1)
-}
-
-/// Is this systemd's start job for a unit (`Starting …`, `Started …`)?
-fn is_start_job(event: &Event) -> bool {
-    let message = subject::first_message(event);
-    message.starts_with("Started ") || message.starts_with("Starting ")
-}
-
-/// Does systemd say a unit's process ended (`X.service: Deactivated
-/// successfully.`, `Main process exited, …`, `Failed with result …`,
-/// `Finished X.service`, `Stopped X.service`)?
-fn is_end_job(event: &Event) -> bool {
-    let message = subject::first_message(event);
-    if ["Finished ", "Stopped ", "Failed to start "].iter().any(|verb| message.starts_with(verb)) {
-        return true;
-    }
-    let Some((_, said)) = message.split_once(": ") else {
-        return false;
-    };
-    ["Deactivated successfully", "Succeeded.", "Main process exited", "Failed with result"]
-        .iter()
-        .any(|end| said.starts_with(end))
-}
-
-/// Does systemd say a unit is over, none of its processes left
-/// (`Deactivated successfully`, `Failed with result …`, `Finished`,
-/// `Stopped`), rather than only that its main process exited?
-fn is_last_word(event: &Event) -> bool {
-    !subject::first_message(event)
-        .split_once(": ")
-        .is_some_and(|(_, said)| said.starts_with("Main process exited"))
-}
-
-/// Does unit `name` look like the unit of program `identifier`
-/// (`cron.service` and `CRON`, `ssh.service` and `sshd`,
-/// `sglang-k26.service` and `sglang`)?
-fn names_match(name: &str, identifier: &str) -> bool {
-    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    let stem = stem.split('@').next().unwrap_or(stem);
-    let (short, long) = if stem.len() <= identifier.len() { (stem, identifier) } else { (identifier, stem) };
-    short.len() >= 3 && long.as_bytes().windows(short.len()).any(|w| w.eq_ignore_ascii_case(short.as_bytes()))
-}
-
-/// The process a kernel or systemd-oomd message names: `Killed process
-/// 1104 (python3)`, `Kill process 1104`, `reaped process 1104`,
-/// `…,pid=1104,…`, `python3[1104]: segfault at …`, `Xid (…): 31,
-/// pid=1104, …`.
-pub fn named_pid(message: &str) -> Option<u32> {
-    // systemd-coredump: `Process 1104 (python3) of user 0 dumped core.`
-    if let Some(rest) = message.strip_prefix("Process ") {
-        return leading_number(rest)
-            .filter(|_| message.contains(" dumped core") || message.contains(" terminated abnormally"));
-    }
-    for marker in ["Killed process ", "Kill process ", "reaped process "] {
-        if let Some(at) = message.find(marker) {
-            return leading_number(&message[at + marker.len()..]);
-        }
-    }
-    if let Some(at) = message.find("pid=") {
-        let before = message[..at].chars().next_back();
-        if before.is_none_or(|c| c == ',' || c == ' ') {
-            return leading_number(&message[at + 4..]);
-        }
-    }
-    if let Some(at) = message.find("]: segfault at ") {
-        let open = message[..at].rfind('[')?;
-        return message[open + 1..at].parse().ok();
-    }
-    None
-}
-
-/// The process systemd says it is killing: `Killing process 1104
-/// (python3) with signal SIGKILL.`
-fn killing_pid(message: &str) -> Option<u32> {
-    let at = message.find(": Killing process ")?;
-    leading_number(&message[at + ": Killing process ".len()..])
-}
-
-fn leading_number(text: &str) -> Option<u32> {
-    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
-    text[..end].parse().ok()
-}
-
-/// The service or scope a kernel OOM report or systemd-oomd names by its
-/// cgroup (`task_memcg=/system.slice/sglang.service`, `Killed
-/// /system.slice/x.service due to memory pressure`), the innermost unit on
-/// the path that is not a slice.
-pub fn cgroup_unit(message: &str) -> Option<&str> {
-    let path = if let Some(at) = message.find("task_memcg=") {
-        let rest = &message[at + "task_memcg=".len()..];
-        &rest[..rest.find(',').unwrap_or(rest.len())]
-    } else {
-        let rest = message.strip_prefix("Killed ")?;
-        rest.split_whitespace().next().filter(|p| p.starts_with('/'))?
-    };
-    path.rsplit('/')
-        .find(|part| subject::is_unit_name(part) && (part.ends_with(".service") || part.ends_with(".scope")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -833,98 +572,5 @@ mod tests {
         let now = units.find(&moved).expect("the last unit is kept");
         assert_ne!(now, last, "{moved} moved");
         assert_eq!(units.route_writer(Some("python3"), Some(pid), 9), now);
-    }
-
-    #[test]
-    fn kernel_messages_name_the_process() {
-        let cases = [
-            ("Out of memory: Killed process 1104 (python3) total-vm:1kB, anon-rss:2kB", Some(1104)),
-            ("Memory cgroup out of memory: Kill process 24984 (palo_be) score 968 or sacrifice child", Some(24984)),
-            ("oom_reaper: reaped process 1104 (python3), now anon-rss:0kB", Some(1104)),
-            ("oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/system.slice/sglang.service,task=python3,pid=1104,uid=0", Some(1104)),
-            ("python3[2536443]: segfault at 7f79 ip 00007f7c sp 00007f7c error 4 in libnccl.so.2[7f7c+d3]", Some(2536443)),
-            ("NVRM: Xid (PCI:0000:3b:00): 31, pid=1104, name=python3, Ch 00000010, intr 10000000", Some(1104)),
-            ("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.", None),
-            ("NVRM: Xid (PCI:0000:3b:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception", None),
-            ("usb 1-1: new high-speed USB device number 2 using xhci_hcd", None),
-            ("Process 1104 (python3) of user 0 dumped core.", Some(1104)),
-            ("Process 1104 (python3) of user 0 terminated abnormally with signal 6/ABRT, processing...", Some(1104)),
-        ];
-        for (message, pid) in cases {
-            assert_eq!(named_pid(message), pid, "{message}");
-        }
-        assert_eq!(
-            killing_pid("sglang.service: Killing process 1104 (python3) with signal SIGKILL."),
-            Some(1104)
-        );
-    }
-
-    #[test]
-    fn cgroups_name_the_unit() {
-        assert_eq!(
-            cgroup_unit("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/system.slice/sglang.service,task_memcg=/system.slice/sglang.service,task=python3,pid=1104,uid=0"),
-            Some("sglang.service")
-        );
-        assert_eq!(
-            cgroup_unit("Killed /testsuite.slice/testsuite-55.slice/testsuite-55-workload.slice/testsuite-55-testbloat.service due to memory pressure for /testsuite.slice"),
-            Some("testsuite-55-testbloat.service")
-        );
-        assert_eq!(
-            cgroup_unit("oom-kill:constraint=CONSTRAINT_NONE,task_memcg=/user.slice,task=x,pid=1"),
-            None
-        );
-        assert_eq!(cgroup_unit("Killed process 1104 (python3)"), None);
-    }
-
-    #[test]
-    fn unit_patterns_work_like_journalctl() {
-        let filter = |p: &[&str]| UnitFilter::new(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        let sglang = filter(&["sglang"]);
-        assert!(sglang.matches(Some("sglang.service")));
-        assert!(!sglang.matches(Some("sglang-k26.service")));
-        assert!(!sglang.matches(None));
-        assert!(filter(&["sglang*"]).matches(Some("sglang-k26.service")));
-        assert!(filter(&["trainer@*.service"]).matches(Some("trainer@3.service")));
-        assert!(filter(&["tr[a-c]iner.service"]).matches(Some("trainer.service")));
-        assert!(!filter(&["tr[!a]iner.service"]).matches(Some("trainer.service")));
-        assert!(filter(&["x", "trainer.service"]).matches(Some("trainer.service")));
-        let pods = filter(&["llm-0"]);
-        assert!(pods.matches(Some("pod/llm-0/server")));
-        assert!(!pods.matches(Some("pod/llm-01/server")));
-        assert!(filter(&["pod/llm-*"]).matches(Some("pod/llm-1/server")));
-        assert!(filter(&["sglang-1"]).matches(Some("sglang-1")));
-        assert!(glob("a*b*c", "aXbYbZc") && !glob("a*b*c", "aXbY") && glob("[", "["));
-    }
-
-    #[test]
-    fn runs_are_capped_per_unit_and_per_source() {
-        let mut units = Units::default();
-        for i in 0..5 {
-            units.add(&format!("u{i}.service"));
-        }
-        for line in 0..6000u64 {
-            units.start_run(1 + (line % 5) as usize, line);
-        }
-        let kept: usize = units.list.iter().map(|u| u.runs.len()).sum();
-        let dropped: u64 = units.list.iter().map(|u| u.dropped_runs).sum();
-        assert_eq!(kept, MAX_SOURCE_RUNS);
-        assert_eq!(kept as u64 + dropped, 6000);
-        // Each unit keeps its latest run.
-        assert!(units.list[1..].iter().all(|u| u.runs.last().is_some_and(|r| r.first_line >= 5995)));
-        let mut one = Units::default();
-        for line in 0..1500u64 {
-            one.start_run(0, line);
-        }
-        assert_eq!((one.list[0].runs.len(), one.list[0].dropped_runs), (MAX_RUNS, 500));
-    }
-
-    #[test]
-    fn writers_match_their_units_by_name() {
-        assert!(names_match("cron.service", "CRON"));
-        assert!(names_match("ssh.service", "sshd"));
-        assert!(names_match("sglang-k26.service", "sglang"));
-        assert!(names_match("getty@tty1.service", "agetty") || !names_match("getty@tty1.service", "python3"));
-        assert!(!names_match("sglang.service", "python3"));
-        assert!(!names_match("a.service", "ab"));
     }
 }
