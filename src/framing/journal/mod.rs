@@ -16,27 +16,25 @@ use serde_json::Value;
 
 use super::Level;
 
-/// The fields of a journal entry that frame its message.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct JournalFields {
+crate::framing::writer_fields! {
+    /// The fields of a journal entry that frame its message. The writer
+    /// fields are read from the entry's (see `fields_from`): `time` from
     /// `__REALTIME_TIMESTAMP` (µs since the epoch) as text, or the time as
-    /// printed by a text mode.
-    pub time: Option<String>,
-    /// `_HOSTNAME`.
-    pub host: Option<String>,
-    /// `SYSLOG_IDENTIFIER`, else `_COMM`.
-    pub identifier: Option<String>,
-    /// `_PID`, else `SYSLOG_PID`.
-    pub pid: Option<u32>,
-    /// The unit the entry is about (`UNIT`, `USER_UNIT`) or comes from
-    /// (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`, except PID 1's `init.scope`).
-    pub unit: Option<String>,
-    /// From `PRIORITY`, when it says trouble (warning or worse): journald
-    /// gives every line a service writes `info` unless told otherwise, and
-    /// the short modes, which print no priority, must judge alike.
-    pub level: Option<Level>,
-    /// `_BOOT_ID`: a new one is a reboot.
-    pub boot_id: Option<String>,
+    /// printed by a text mode; `host` from `_HOSTNAME`; `identifier` from
+    /// `SYSLOG_IDENTIFIER`, else `_COMM`; `pid` from `_PID`, else
+    /// `SYSLOG_PID`; `unit` is the unit the entry is about (`UNIT`,
+    /// `USER_UNIT`) or comes from (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`,
+    /// except PID 1's `init.scope`).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct JournalFields {
+        /// From `PRIORITY`, when it says trouble (warning or worse): journald
+        /// gives every line a service writes `info` unless told otherwise, and
+        /// the short modes, which print no priority, must judge alike.
+        pub level: Option<Level>,
+        /// `_BOOT_ID`: a new one is a reboot.
+        pub boot_id: Option<String>,
+    }
+    writer fields [time, host, identifier, pid, unit]: text as pub Option<String>, pid as pub Option<u32>
 }
 
 /// One journal entry: its message and fields.
