@@ -20,6 +20,7 @@ mod app;
 mod go_log;
 pub mod journal;
 pub mod json_line;
+pub mod printed_time;
 mod scan;
 pub mod spans;
 mod status;
