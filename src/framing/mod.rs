@@ -19,7 +19,6 @@
 mod app;
 mod go_log;
 pub mod journal;
-pub mod json_line;
 pub mod printed_time;
 mod scan;
 pub mod spans;
@@ -29,7 +28,7 @@ mod transport;
 mod wrapper;
 mod writer;
 
-pub use journal::JournalFields;
+pub use journal::{json_line, JournalFields};
 pub(crate) use scan::digit_bytes;
 pub use template::{Layout, Templates};
 pub(crate) use writer::{writer_field, writer_fields};

@@ -1,8 +1,10 @@
 //! Structured journal input, all of it: `journalctl -o json` (and
-//! `json-seq`, `json-sse`, read a line at a time by [`super::json_line`]),
+//! `json-seq`, `json-sse`, read a line at a time by [`json_line`]),
 //! `-o json-pretty`, `-o verbose` and `-o export` ([`layout`], [`export`]),
-//! turned into entries: a message and the fields that frame it. The
-//! pipeline only drives these readers and hands their entries on.
+//! turned into entries: a message and the fields that frame it
+//! ([`json_line`] reads Docker's json-file and Loki's records into entries
+//! too). The pipeline only drives these readers and hands their entries
+//! on.
 //!
 //! Every value is a string in journald's JSON, except that a value holding
 //! control characters or invalid UTF-8 is an array of byte numbers, a
@@ -10,11 +12,18 @@
 //! `null`. The evidence a report shows for such input is the MESSAGE.
 
 pub mod export;
+pub mod json_line;
 pub mod layout;
 
 use serde_json::Value;
 
 use super::Level;
+
+/// True if a stream starts like export output (read by [`export`];
+/// [`layout`] tells it from the other shapes by it).
+pub fn looks_like_export(head: &[u8]) -> bool {
+    head.starts_with(b"__CURSOR=") || head.starts_with(b"__REALTIME_TIMESTAMP=")
+}
 
 crate::framing::writer_fields! {
     /// The fields of a journal entry that frame its message. The writer
@@ -109,8 +118,8 @@ pub(super) fn value_text(value: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::json_line::{read_json_line, JsonRecord};
     use super::*;
-    use crate::framing::json_line::{read_json_line, JsonRecord};
 
     /// A `journalctl -o json` line read as the pipeline reads it.
     fn parse_json_entry(line: &str) -> Option<JournalEntry> {
