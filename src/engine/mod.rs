@@ -407,35 +407,34 @@ impl<'r> Engine<'r> {
     }
 }
 
-/// Who wrote an event, and its opening line: what a run keeps of every
-/// event.
-struct Writing<'a> {
-    /// The number of the opening line.
-    first: u64,
-    /// Its ordinal among the lines the program wrote ([`LineAt::ordinal`]).
-    first_ordinal: u64,
-    last: u64,
-    /// What the event is about, when systemd wrote it.
-    subject: Option<subject::Subject>,
-    identifier: Option<&'a str>,
-    unit: Option<&'a str>,
-    pid: Option<u32>,
-    time: Option<&'a str>,
-    /// The opening line's text.
-    text: &'a str,
-    /// The opening line's message, and where it starts in the line.
-    message: &'a str,
-    message_at: usize,
-    /// Who wrote it.
-    writer: Writer<'a>,
-    /// The opening line's level.
-    level: Option<Level>,
-    /// A record that at most marks progress: no rule found anything wrong.
-    plain: bool,
-    /// A record (not a traceback or a dump).
-    record: bool,
-    /// The line begins with a terminal's echo of Ctrl-C.
-    interrupted: bool,
+crate::framing::writer_fields! {
+    /// Who wrote an event, and its opening line: what a run keeps of every
+    /// event.
+    struct Writing<'a> {
+        /// The number of the opening line.
+        first: u64,
+        /// Its ordinal among the lines the program wrote ([`LineAt::ordinal`]).
+        first_ordinal: u64,
+        last: u64,
+        /// What the event is about, when systemd wrote it.
+        subject: Option<subject::Subject>,
+        /// The opening line's text.
+        text: &'a str,
+        /// The opening line's message, and where it starts in the line.
+        message: &'a str,
+        message_at: usize,
+        /// Who wrote it.
+        writer: Writer<'a>,
+        /// The opening line's level.
+        level: Option<Level>,
+        /// A record that at most marks progress: no rule found anything wrong.
+        plain: bool,
+        /// A record (not a traceback or a dump).
+        record: bool,
+        /// The line begins with a terminal's echo of Ctrl-C.
+        interrupted: bool,
+    }
+    writer fields [identifier, unit, pid, time]: text as Option<&'a str>, pid as Option<u32>
 }
 
 fn writer_of(event: &Event) -> Writer<'_> {
@@ -487,39 +486,7 @@ fn note_writing<'s, 'w>(
     }
     let run = source.units.list[index].runs.last_mut().expect("a run exists");
     run.last_line = run.last_line.max(writing.last);
-    // A writer that goes on writing ordinary lines has outlived the
-    // failures it wrote before.
-    if !run.awaited_writers.is_empty() && writing.record {
-        let writer = writing.writer.key();
-        let goes_on = || {
-            (writing.plain && liveness::is_ordinary(writing.level, writing.message))
-                || liveness::is_handled_request(writing.message)
-        };
-        if run.awaits(writer) && goes_on() {
-            run.note_alive(writer, first);
-        }
-    }
-    // A server that answers a request after an error it caught went on,
-    // whichever of its processes logged the error.
-    if writing.record && run.awaits_an_answer() && liveness::is_answered_request(writing.message) {
-        run.note_answered(first);
-    }
-    if let Some(subject::Subject::Unit(unit)) = subject {
-        run.unit.get_or_insert_with(|| unit.clone());
-    }
-    // A structured journal names the writer's unit; `-o with-unit`
-    // prints it in place of the identifier.
-    let writer_unit = writing.unit.or(writing.identifier);
-    if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
-        run.unit.get_or_insert_with(|| unit.to_string());
-    }
-    if start_stage.is_some() && run.subject.is_none() {
-        run.subject = subject.clone();
-    }
-    if let Some(pid) = writing.pid.filter(|_| !subject::is_manager(writing.identifier)) {
-        run.note_pid(pid);
-    }
-
+    note_writer(run, writing, start_stage.is_some());
     // The operator pressed Ctrl-C where the program writes: an orderly
     // stop, whatever the line says.
     if writing.interrupted {
@@ -535,6 +502,52 @@ fn note_writing<'s, 'w>(
             progress |= matches!(kind, MarkerKind::Progress | MarkerKind::Ready);
         }
     }
+    note_progress(run, writing, progress);
+    run
+}
+
+/// Notes in `run` what `writing` says of its writer: a writer awaited since
+/// its failures that goes on, an answered request, the run's unit and
+/// subject (when the event marks a start, `starts_run`), and its pid.
+fn note_writer(run: &mut RunState, writing: &Writing<'_>, starts_run: bool) {
+    let subject = &writing.subject;
+    // A writer that goes on writing ordinary lines has outlived the
+    // failures it wrote before.
+    if !run.awaited_writers.is_empty() && writing.record {
+        let writer = writing.writer.key();
+        let goes_on = || {
+            (writing.plain && liveness::is_ordinary(writing.level, writing.message))
+                || liveness::is_handled_request(writing.message)
+        };
+        if run.awaits(writer) && goes_on() {
+            run.note_alive(writer, writing.first);
+        }
+    }
+    // A server that answers a request after an error it caught went on,
+    // whichever of its processes logged the error.
+    if writing.record && run.awaits_an_answer() && liveness::is_answered_request(writing.message) {
+        run.note_answered(writing.first);
+    }
+    if let Some(subject::Subject::Unit(unit)) = subject {
+        run.unit.get_or_insert_with(|| unit.clone());
+    }
+    // A structured journal names the writer's unit; `-o with-unit`
+    // prints it in place of the identifier.
+    let writer_unit = writing.unit.or(writing.identifier);
+    if let Some(unit) = writer_unit.filter(|u| subject::is_unit_name(u)) {
+        run.unit.get_or_insert_with(|| unit.to_string());
+    }
+    if starts_run && run.subject.is_none() {
+        run.subject = subject.clone();
+    }
+    if let Some(pid) = writing.pid.filter(|_| !subject::is_manager(writing.identifier)) {
+        run.note_pid(pid);
+    }
+}
+
+/// Notes in `run` the progress `writing` shows (`progress`: a rule marked
+/// it), or its stamp, the server's arguments or a preemption.
+fn note_progress(run: &mut RunState, writing: &Writing<'_>, progress: bool) {
     let (number, text) = (writing.first, writing.text);
     let message = writing.message;
     let progress_kind = if progress { progress::kind_of(message) } else { None };
@@ -554,7 +567,6 @@ fn note_writing<'s, 'w>(
     } else if vitals::is_preemption(message) {
         run.vitals.get_or_insert_default().note_preemption();
     }
-    run
 }
 
 /// A file's path from its installed package down (`…/site-packages/vllm/

@@ -4,23 +4,18 @@
 use super::Event;
 use crate::framing::Record;
 
-/// Who wrote an event: the fields of its first record. Read the names
-/// with [`Event::host`] and its siblings: they are kept as ranges into the
-/// event's first line when they are part of it (copying them for every
-/// line would cost more than the rest of grouping).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stream {
-    /// Process id.
-    pub pid: Option<u32>,
-    host: Field,
-    identifier: Field,
-    process: Field,
-    ranks: Field,
-    time: Field,
-    unit: Field,
-    /// The names that are not part of the first line (the fields of a
-    /// structured journal entry).
-    elsewhere: String,
+crate::framing::writer_fields! {
+    /// Who wrote an event: the fields of its first record. Read the names
+    /// with [`Event::host`] and its siblings: they are kept as ranges into the
+    /// event's first line when they are part of it (copying them for every
+    /// line would cost more than the rest of grouping).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Stream {
+        /// The names that are not part of the first line (the fields of a
+        /// structured journal entry).
+        elsewhere: String,
+    }
+    writer fields [pid, host, identifier, process, ranks, time, unit]: text as Field, pid as pub Option<u32>
 }
 
 impl Stream {

@@ -14,11 +14,6 @@
 use super::scan::Scan;
 use super::{Format, Level, Record};
 
-/// Parses a Go logger's header at `pos`; returns the message position.
-pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
-    logfmt(line, pos, record).or_else(|| logrus_terminal(line, pos, record))
-}
-
 /// A logfmt message without the quote that closed its `msg` value, when
 /// no field follows it (`Failed to watch metrics"`).
 pub fn without_closing_quote(message: &str) -> &str {
@@ -30,7 +25,7 @@ pub fn without_closing_quote(message: &str) -> &str {
 
 /// `[time=… ]level=… [field=… ]msg="…"`: the keys before `msg` are read
 /// for the time and level; a line with no `level` key is not logfmt.
-fn logfmt<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+pub(super) fn logfmt<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let rest = &line[pos..];
     if !(rest.starts_with("time=") || rest.starts_with("ts=") || rest.starts_with("level=")) {
         return None;
@@ -89,7 +84,7 @@ fn value<'a>(line: &'a str, s: &mut Scan<'a>) -> &'a str {
 }
 
 /// `ERRO[0000] ` or `WARN[2024-01-02T03:04:05Z] `, then the message.
-fn logrus_terminal<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
+pub(super) fn logrus_terminal<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option<usize> {
     let mut s = Scan::at(line, pos);
     let word = s.take_while(|b| b.is_ascii_uppercase());
     if word != 4 || !s.byte(b'[') {
@@ -135,7 +130,7 @@ mod tests {
 
     fn framed(line: &str) -> Option<(Option<Level>, Option<&str>, &str)> {
         let mut record = Record::default();
-        let at = parse(line, 0, &mut record)?;
+        let at = logfmt(line, 0, &mut record).or_else(|| logrus_terminal(line, 0, &mut record))?;
         Some((record.level, record.time, &line[at..]))
     }
 

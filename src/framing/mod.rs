@@ -19,17 +19,19 @@
 mod app;
 mod go_log;
 pub mod journal;
-pub mod json_line;
+pub mod printed_time;
 mod scan;
 pub mod spans;
 mod status;
 mod template;
 mod transport;
 mod wrapper;
+mod writer;
 
-pub use journal::JournalFields;
+pub use journal::{json_line, JournalFields};
 pub(crate) use scan::digit_bytes;
 pub use template::{Layout, Templates};
+pub(crate) use writer::{writer_field, writer_fields};
 
 use std::fmt;
 
@@ -257,42 +259,30 @@ pub enum Separator {
     Catalog,
 }
 
-/// One line's prefix fields and message. Borrowed from the line's text.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Record<'a> {
-    /// Where the record starts in the line (0 unless split mid-line).
-    pub start: usize,
-    /// Byte offset of the message in the line.
-    pub message_at: usize,
-    /// The message: what is left after every recognised prefix.
-    pub message: &'a str,
-    /// The outermost timestamp, as printed.
-    pub time: Option<&'a str>,
-    /// Host name from a journal or syslog prefix.
-    pub host: Option<&'a str>,
-    /// Journal/syslog identifier (`python3`, `systemd`, `kernel`), or a
-    /// compose service name.
-    pub identifier: Option<&'a str>,
-    /// The systemd unit the record is about or comes from (structured
-    /// journal input only).
-    pub unit: Option<&'a str>,
-    /// Process id from the journal, a process tag or NCCL.
-    pub pid: Option<u32>,
-    /// Process tag: vLLM/Ray `(Name pid=N)` name or `rankN`.
-    pub process: Option<&'a str>,
-    /// Rank tags from an sglang header, as printed (`DP0 TP3`).
-    pub ranks: Option<&'a str>,
-    /// Level from an application header.
-    pub level: Option<Level>,
-    /// For headers that repeat on every line of a multi-line message (vLLM's
-    /// `[file:line]`, a c10 `file:line`): that origin, to join lines.
-    pub origin: Option<&'a str>,
-    /// The prefix layers recognised on this line.
-    pub formats: FormatSet,
-    /// True when an application header was found (a new log record begins).
-    pub app_header: bool,
-    /// A journal separator line.
-    pub separator: Option<Separator>,
+crate::framing::writer_fields! {
+    /// One line's prefix fields and message. Borrowed from the line's text.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Record<'a> {
+        /// Where the record starts in the line (0 unless split mid-line).
+        pub start: usize,
+        /// Byte offset of the message in the line.
+        pub message_at: usize,
+        /// The message: what is left after every recognised prefix.
+        pub message: &'a str,
+        /// Level from an application header.
+        pub level: Option<Level>,
+        /// For headers that repeat on every line of a multi-line message (vLLM's
+        /// `[file:line]`, a c10 `file:line`): that origin, to join lines.
+        pub origin: Option<&'a str>,
+        /// The prefix layers recognised on this line.
+        pub formats: FormatSet,
+        /// True when an application header was found (a new log record begins).
+        pub app_header: bool,
+        /// A journal separator line.
+        pub separator: Option<Separator>,
+    }
+    writer fields [time, host, identifier, unit, pid, process, ranks]:
+        text as pub Option<&'a str>, pid as pub Option<u32>
 }
 
 impl<'a> Record<'a> {

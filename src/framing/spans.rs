@@ -29,26 +29,22 @@ impl Span {
     }
 }
 
-/// A [`Record`] whose text fields are ranges into a text buffer (absent
-/// fields are [`Span::ABSENT`]: a batch holds thousands of these, so they
-/// are kept small).
-#[derive(Debug, Clone, Copy)]
-pub struct RecordSpans {
-    start: u32,
-    message_at: u32,
-    message: Span,
-    time: Span,
-    host: Span,
-    identifier: Span,
-    unit: Span,
-    process: Span,
-    ranks: Span,
-    origin: Span,
-    pid: Option<u32>,
-    formats: FormatSet,
-    level: Option<Level>,
-    separator: Option<Separator>,
-    app_header: bool,
+crate::framing::writer_fields! {
+    /// A [`Record`] whose text fields are ranges into a text buffer (absent
+    /// fields are [`Span::ABSENT`]: a batch holds thousands of these, so they
+    /// are kept small).
+    #[derive(Debug, Clone, Copy)]
+    pub struct RecordSpans {
+        start: u32,
+        message_at: u32,
+        message: Span,
+        origin: Span,
+        formats: FormatSet,
+        level: Option<Level>,
+        separator: Option<Separator>,
+        app_header: bool,
+    }
+    writer fields [time, host, identifier, unit, process, ranks, pid]: text as Span, pid as Option<u32>
 }
 
 /// Appends `line` to `text` and returns its range there; records framed

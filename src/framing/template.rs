@@ -31,21 +31,20 @@ const MAX_RECENT: usize = 8;
 /// A field of a record, as a byte range of its line.
 type Place = Option<(u32, u32)>;
 
-/// Where a framed line's fields are, and what else framing found: all but
-/// the clock and the message is the same on every line of a template.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    message_at: usize,
-    time: Place,
-    host: Place,
-    identifier: Place,
-    process: Place,
-    ranks: Place,
-    origin: Place,
-    pid: Option<u32>,
-    level: Option<super::Level>,
-    formats: super::FormatSet,
-    app_header: bool,
+crate::framing::writer_fields! {
+    /// Where a framed line's fields are, and what else framing found: all but
+    /// the clock and the message is the same on every line of a template.
+    /// (A record with a unit is never a template's: only structured journal
+    /// input names one.)
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Layout {
+        message_at: usize,
+        origin: Place,
+        level: Option<super::Level>,
+        formats: super::FormatSet,
+        app_header: bool,
+    }
+    writer fields [time, host, identifier, process, ranks, pid]: text as Place, pid as Option<u32>
 }
 
 /// Did a level prefix of its own end the record's header (uvicorn's

@@ -6,6 +6,8 @@
 //! stamp without a year can be compared with another from the same journal,
 //! never with a kernel's seconds since boot.
 
+use crate::framing::printed_time::{self, PrintedTime};
+
 /// What a stamp counts from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {
@@ -82,150 +84,22 @@ impl PrintedStamp {
     }
 }
 
-const MONTHS: [&str; 12] =
-    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
 /// The year given to dates printed without one.
 const NO_YEAR: i64 = 2000;
 
 /// Reads a stamp as framing found it (see `Record::time`), or `None` for a
 /// shape that does not say when (llama.cpp's elapsed time) or that is not
-/// understood.
+/// understood (see [`printed_time::read`]).
 pub fn parse(text: &str) -> Option<Stamp> {
-    let text = text.trim_matches(|c: char| c == '[' || c == ']' || c == ' ');
-    let bytes = text.as_bytes();
-    if bytes.len() >= 12 && bytes.iter().all(u8::is_ascii_digit) {
-        // A structured journal's `__REALTIME_TIMESTAMP`: microseconds.
-        let micros: u64 = text.parse().ok()?;
-        return Some(Stamp { clock: Clock::Calendar, seconds: micros as f64 / 1e6 });
-    }
-    let mut s = Cursor { bytes, at: 0 };
-    if let Some(year) = s.number(4, 4) {
-        // 2026-05-26 09:06:09[,.]frac, or RFC 3339 with a zone.
-        let (month, day) =
-            (s.then(b'-').and_then(|_| s.number(2, 2))?, s.then(b'-').and_then(|_| s.number(2, 2))?);
-        if !(s.then(b' ').is_some() || s.then(b'T').is_some()) {
-            return None;
+    Some(match printed_time::read(text)? {
+        PrintedTime::EpochMicros(micros) => Stamp { clock: Clock::Calendar, seconds: micros as f64 / 1e6 },
+        PrintedTime::SinceBoot(seconds) => Stamp { clock: Clock::SinceBoot, seconds },
+        PrintedTime::Dated(date) => {
+            let days = date.days_since_epoch(NO_YEAR)? as f64;
+            let clock = if date.year.is_some() { Clock::Calendar } else { Clock::YearLess };
+            Stamp { clock, seconds: days * 86_400.0 + date.seconds_of_day - date.offset }
         }
-        let time = s.time_of_day()?;
-        let offset = s.zone();
-        let seconds = days_from_civil(year, month, day)? as f64 * 86_400.0 + time - offset;
-        return Some(Stamp { clock: Clock::Calendar, seconds });
-    }
-    let mut s = Cursor { bytes, at: 0 };
-    if let Some(month) = s.number(2, 2) {
-        if s.then(b'-').is_some() {
-            // vLLM: 05-26 09:06:09
-            let day = s.number(2, 2)?;
-            s.then(b' ')?;
-            let seconds = days_from_civil(NO_YEAR, month, day)? as f64 * 86_400.0 + s.time_of_day()?;
-            return Some(Stamp { clock: Clock::YearLess, seconds });
-        }
-    }
-    let mut s = Cursor { bytes, at: 0 };
-    if s.number(1, 12).is_some() && s.then(b'.').is_some() && s.number(1, 9).is_some() && s.at == bytes.len()
-    {
-        let seconds: f64 = text.parse().ok()?;
-        return Some(Stamp { clock: Clock::SinceBoot, seconds });
-    }
-    // `May 26 09:06:09[.123456]`, or dmesg -T's `Sun Mar 30 08:24:00 2025`.
-    let words: Vec<&str> = text.split_ascii_whitespace().collect();
-    let (month_word, rest) = match words.as_slice() {
-        [weekday, month, rest @ ..] if weekday.len() == 3 && rest.len() == 3 => (*month, rest),
-        [month, rest @ ..] => (*month, rest),
-        [] => return None,
-    };
-    let month = MONTHS.iter().position(|m| *m == month_word)? as i64 + 1;
-    let [day, clock, year @ ..] = rest else { return None };
-    let day: i64 = day.parse().ok()?;
-    let year = match year {
-        [year] => Some(year.parse::<i64>().ok()?),
-        [] => None,
-        _ => return None,
-    };
-    let mut s = Cursor { bytes: clock.as_bytes(), at: 0 };
-    let time = s.time_of_day()?;
-    let days = days_from_civil(year.unwrap_or(NO_YEAR), month, day)? as f64;
-    let clock = if year.is_some() { Clock::Calendar } else { Clock::YearLess };
-    Some(Stamp { clock, seconds: days * 86_400.0 + time })
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar
-/// (the era-based method: 400-year eras of 146,097 days).
-fn days_from_civil(year: i64, month: i64, day: i64) -> Option<i64> {
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = (month + 9) % 12;
-    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    Some(era * 146_097 + day_of_era - 719_468)
-}
-
-/// A position in a stamp being read.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Cursor<'_> {
-    /// A number of `min` to `max` digits.
-    fn number(&mut self, min: usize, max: usize) -> Option<i64> {
-        let mut value = 0i64;
-        let mut digits = 0;
-        while let Some(b) = self.bytes.get(self.at + digits).filter(|b| b.is_ascii_digit() && digits < max) {
-            value = value * 10 + i64::from(b - b'0');
-            digits += 1;
-        }
-        if digits < min {
-            return None;
-        }
-        self.at += digits;
-        Some(value)
-    }
-
-    fn then(&mut self, byte: u8) -> Option<()> {
-        (self.bytes.get(self.at) == Some(&byte)).then(|| self.at += 1)
-    }
-
-    /// `hh:mm:ss`, with a fraction after `.` or `,`: seconds into the day.
-    fn time_of_day(&mut self) -> Option<f64> {
-        let hours = self.number(1, 2)?;
-        self.then(b':')?;
-        let minutes = self.number(2, 2)?;
-        self.then(b':')?;
-        let seconds = self.number(2, 2)?;
-        let mut time = (hours * 3600 + minutes * 60 + seconds) as f64;
-        if self.then(b'.').is_some() || self.then(b',').is_some() {
-            let start = self.at;
-            let fraction = self.number(0, 9).unwrap_or(0);
-            let digits = self.at - start;
-            // Digits beyond nanoseconds say nothing more.
-            while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
-                self.at += 1;
-            }
-            time += fraction as f64 / 10f64.powi(digits as i32);
-        }
-        Some(time)
-    }
-
-    /// A zone after the time (`Z`, `+01:00`, `+0100`): its offset from UTC
-    /// in seconds (0 when there is none).
-    fn zone(&mut self) -> f64 {
-        let sign = match self.bytes.get(self.at) {
-            Some(b'+') => 1.0,
-            Some(b'-') => -1.0,
-            _ => return 0.0,
-        };
-        self.at += 1;
-        let Some(hours) = self.number(2, 2) else { return 0.0 };
-        self.then(b':');
-        let minutes = self.number(2, 2).unwrap_or(0);
-        sign * (hours * 3600 + minutes * 60) as f64
-    }
+    })
 }
 
 #[cfg(test)]

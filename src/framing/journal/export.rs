@@ -66,11 +66,6 @@ pub struct TextLine {
     pub text: String,
 }
 
-/// True if a stream starts like export output.
-pub fn looks_like_export(head: &[u8]) -> bool {
-    head.starts_with(b"__CURSOR=") || head.starts_with(b"__REALTIME_TIMESTAMP=")
-}
-
 impl<R: BufRead> ExportReader<R> {
     /// Reads the lines of a reader positioned at the start of the export
     /// stream.

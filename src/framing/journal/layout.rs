@@ -4,14 +4,13 @@
 //! [`super::export`]). Each is recognised from its first bytes, and its
 //! lines are gathered here into [`PlacedEntry`]s.
 
-use super::export::looks_like_export;
-use super::JournalEntry;
-use crate::framing::json_line::{read_json_line, JsonLine, JsonRecord};
+use super::json_line::{read_json_line, JsonLine, JsonRecord};
+use super::{looks_like_export, JournalEntry};
 use crate::input::StopAt;
 
 /// How a structured journal is laid out over several lines. (One JSON
 /// object per line, as `json`, `json-seq` and `json-sse` write, is read
-/// line by line with text: see [`crate::framing::json_line`].)
+/// line by line with text: see [`super::json_line`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     /// `json-pretty`: objects spread over lines, `{` and `}` alone.

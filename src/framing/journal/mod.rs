@@ -1,8 +1,10 @@
 //! Structured journal input, all of it: `journalctl -o json` (and
-//! `json-seq`, `json-sse`, read a line at a time by [`super::json_line`]),
+//! `json-seq`, `json-sse`, read a line at a time by [`json_line`]),
 //! `-o json-pretty`, `-o verbose` and `-o export` ([`layout`], [`export`]),
-//! turned into entries: a message and the fields that frame it. The
-//! pipeline only drives these readers and hands their entries on.
+//! turned into entries: a message and the fields that frame it
+//! ([`json_line`] reads Docker's json-file and Loki's records into entries
+//! too). The pipeline only drives these readers and hands their entries
+//! on.
 //!
 //! Every value is a string in journald's JSON, except that a value holding
 //! control characters or invalid UTF-8 is an array of byte numbers, a
@@ -10,33 +12,38 @@
 //! `null`. The evidence a report shows for such input is the MESSAGE.
 
 pub mod export;
+pub mod json_line;
 pub mod layout;
 
 use serde_json::Value;
 
 use super::Level;
 
-/// The fields of a journal entry that frame its message.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct JournalFields {
+/// True if a stream starts like export output (read by [`export`];
+/// [`layout`] tells it from the other shapes by it).
+pub fn looks_like_export(head: &[u8]) -> bool {
+    head.starts_with(b"__CURSOR=") || head.starts_with(b"__REALTIME_TIMESTAMP=")
+}
+
+crate::framing::writer_fields! {
+    /// The fields of a journal entry that frame its message. The writer
+    /// fields are read from the entry's (see `fields_from`): `time` from
     /// `__REALTIME_TIMESTAMP` (µs since the epoch) as text, or the time as
-    /// printed by a text mode.
-    pub time: Option<String>,
-    /// `_HOSTNAME`.
-    pub host: Option<String>,
-    /// `SYSLOG_IDENTIFIER`, else `_COMM`.
-    pub identifier: Option<String>,
-    /// `_PID`, else `SYSLOG_PID`.
-    pub pid: Option<u32>,
-    /// The unit the entry is about (`UNIT`, `USER_UNIT`) or comes from
-    /// (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`, except PID 1's `init.scope`).
-    pub unit: Option<String>,
-    /// From `PRIORITY`, when it says trouble (warning or worse): journald
-    /// gives every line a service writes `info` unless told otherwise, and
-    /// the short modes, which print no priority, must judge alike.
-    pub level: Option<Level>,
-    /// `_BOOT_ID`: a new one is a reboot.
-    pub boot_id: Option<String>,
+    /// printed by a text mode; `host` from `_HOSTNAME`; `identifier` from
+    /// `SYSLOG_IDENTIFIER`, else `_COMM`; `pid` from `_PID`, else
+    /// `SYSLOG_PID`; `unit` is the unit the entry is about (`UNIT`,
+    /// `USER_UNIT`) or comes from (`_SYSTEMD_UNIT`, `_SYSTEMD_USER_UNIT`,
+    /// except PID 1's `init.scope`).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct JournalFields {
+        /// From `PRIORITY`, when it says trouble (warning or worse): journald
+        /// gives every line a service writes `info` unless told otherwise, and
+        /// the short modes, which print no priority, must judge alike.
+        pub level: Option<Level>,
+        /// `_BOOT_ID`: a new one is a reboot.
+        pub boot_id: Option<String>,
+    }
+    writer fields [time, host, identifier, pid, unit]: text as pub Option<String>, pid as pub Option<u32>
 }
 
 /// One journal entry: its message and fields.
@@ -111,8 +118,8 @@ pub(super) fn value_text(value: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::json_line::{read_json_line, JsonRecord};
     use super::*;
-    use crate::framing::json_line::{read_json_line, JsonRecord};
 
     /// A `journalctl -o json` line read as the pipeline reads it.
     fn parse_json_entry(line: &str) -> Option<JournalEntry> {

@@ -8,6 +8,7 @@
 //! Python traceback's own lines tells.
 
 use crate::events::traceback::parse_frame;
+use crate::framing::printed_time::month_number;
 use crate::framing::{frame_line, Format};
 
 /// Does this head of an input read newest first? Reversed when its stamps
@@ -185,13 +186,6 @@ fn json_string_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
         from += at + key.len();
     }
     None
-}
-
-fn month_number(token: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] =
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    let lower = token.to_ascii_lowercase();
-    MONTHS.iter().position(|m| lower.starts_with(m)).map(|i| i as u32 + 1)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::journal::{value_text, JournalEntry, JournalFields};
+use super::{value_text, JournalEntry, JournalFields};
 
 /// What a JSON line holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
