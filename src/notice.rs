@@ -53,6 +53,29 @@ pub enum Notice {
     /// `count` messages were binary, shown by journalctl only as
     /// `[… blob data]`.
     BinaryMessages { count: u64 },
+    /// journalctl said `-- No entries --`.
+    NoEntries,
+    /// `count` lines end in `…`, the first at line `first`: a terminal cut
+    /// them. `unit` is the source's unit, for the commands that print
+    /// them whole.
+    CutByTerminal { count: u64, first: u64, unit: Option<String> },
+    /// `count` earlier runs that recorded no failure were dropped.
+    RunsNotKept { count: u64 },
+    /// `count` older units were dropped; a source keeps at most `kept`.
+    UnitsNotKept { count: u64, kept: usize },
+    /// `--unit PATTERNS` names none of the input's units (`seen`).
+    NoUnitMatches { patterns: Vec<String>, seen: Vec<String> },
+    /// Processes started together were given to units by order alone:
+    /// `units`, the units started together; `given`, each unit with the
+    /// processes (`writer[pid]`) given to it.
+    GuessStands { units: Vec<String>, given: Vec<(String, Vec<String>)> },
+    /// `process` (`writer[pid]`) was first taken for `wrong`'s, but wrote
+    /// at `line` after that unit ended: it is `unit`'s.
+    GuessCorrected { process: String, wrong: String, unit: String, line: u64 },
+    /// The input ends inside a traceback (lines `first`–`last` of
+    /// `source`) before its exception line; `pid` is the writer's, when a
+    /// journal names it.
+    TracebackCut { source: String, first: u64, last: u64, pid: Option<u32> },
 }
 
 impl fmt::Display for Notice {
@@ -97,8 +120,79 @@ impl fmt::Display for Notice {
                 f,
                 "{count} message(s) were binary and journalctl showed only `[… blob data]`: run journalctl with --all to include them"
             ),
+            Notice::NoEntries => f.write_str(
+                "journalctl found no entries: check the unit name (-u) and the time range (-b, --since)",
+            ),
+            Notice::CutByTerminal { count, first, unit } => {
+                let unit = unit.as_deref().unwrap_or("UNIT");
+                write!(
+                    f,
+                    "{count} line(s) end in `…` (the first at line {first}): a terminal cut them to its width, so their ends, perhaps the error itself, are missing. Print them whole: `systemctl status -l --no-pager {unit}` or `journalctl -u {unit} -n 200 --no-pager` (`kubectl logs` and `docker logs` never cut)"
+                )
+            }
+            Notice::RunsNotKept { count } => write!(
+                f,
+                "{count} earlier run(s) that recorded no failure were not kept (too many launches); the latest runs and every run that failed are judged"
+            ),
+            Notice::UnitsNotKept { count, kept } => write!(
+                f,
+                "{count} older units with findings were not kept (a source keeps at most {kept} units): the latest are judged"
+            ),
+            Notice::NoUnitMatches { patterns, seen } => no_unit_matches(f, patterns, seen),
+            Notice::GuessStands { units, given } => {
+                let given: Vec<String> =
+                    given.iter().map(|(unit, processes)| format!("{} to {unit}", processes.join(" and "))).collect();
+                write!(
+                    f,
+                    "{} were started together and no line says which process is whose: {} by order alone (the unit \
+started last); `journalctl -o with-unit` or `-o json` names each line's unit",
+                    units.join(" and "),
+                    given.join(", ")
+                )
+            }
+            Notice::GuessCorrected { process, wrong, unit, line } => write!(
+                f,
+                "{process} was first taken for {wrong}'s process (started with {unit} at the same time), but it wrote at line {line} \
+after that unit ended: its lines are {unit}'s"
+            ),
+            Notice::TracebackCut { source, first, last, pid } => {
+                write!(
+                    f,
+                    "the input ends inside a traceback (lines {first}–{last}) before its exception line: the error itself is missing. "
+                )?;
+                match pid {
+                    Some(pid) => write!(
+                        f,
+                        "Fetch the lines that follow from the journal: `journalctl _PID={pid} --no-pager | grep -A 80 Traceback`, or rerun your `journalctl … | tail` with a larger -n."
+                    ),
+                    None if source == "-" => {
+                        f.write_str("Feed logdiag more of the log: the lines after the last one it read.")
+                    }
+                    None => write!(
+                        f,
+                        "Read the lines after line {last} of {source} (the file may have been cut or is still being written)."
+                    ),
+                }
+            }
         }
     }
+}
+
+/// `--unit PATTERNS` matched nothing: what the input names instead.
+fn no_unit_matches(f: &mut fmt::Formatter<'_>, patterns: &[String], seen: &[String]) -> fmt::Result {
+    const SHOWN: usize = 12;
+    let wanted = patterns.join(", ");
+    if seen.is_empty() {
+        return write!(f, "--unit {wanted}: this input names no units, so nothing in it was judged");
+    }
+    let mut shown = seen.iter().take(SHOWN).map(String::as_str).collect::<Vec<_>>().join(", ");
+    if seen.len() > SHOWN {
+        shown.push_str(&format!(" and {} more", seen.len() - SHOWN));
+    }
+    write!(
+        f,
+        "--unit {wanted}: no unit of this input matches, so nothing in it was judged (units seen: {shown})"
+    )
 }
 
 #[cfg(test)]

@@ -165,11 +165,11 @@ fn follow(bytes: &[u8], pauses: Vec<usize>) -> (Vec<(u64, Diagnosis)>, Diagnosis
     }
     impl Sink for Judge<'_> {
         fn take(&mut self, event: Box<Event>) -> io::Result<()> {
-            self.engine.feed(&event);
-            Ok(())
+            self.engine.take(event)
         }
-        fn lines(&mut self, last: u64, _: FormatSet) -> io::Result<()> {
+        fn lines(&mut self, last: u64, formats: FormatSet) -> io::Result<()> {
             self.lines = last;
+            self.engine.lines(last, formats)?;
             Ok(())
         }
         fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {

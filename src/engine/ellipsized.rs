@@ -8,6 +8,8 @@
 //! lines are told apart by what cut them: a status block's lines, or
 //! several lines of one width (the terminal's).
 
+use crate::notice::Notice;
+
 /// At most this many widths are counted (a terminal has one).
 const WIDTHS: usize = 8;
 
@@ -52,12 +54,9 @@ impl Ellipsized {
 
     /// What the report says of the cut lines, naming the commands that
     /// print them whole for `unit` (the source's unit, if it names one).
-    pub(super) fn notice(&self, unit: Option<&str>) -> Option<String> {
-        let (lines, first) = self.cut()?;
-        let unit = unit.unwrap_or("UNIT");
-        Some(format!(
-            "{lines} line(s) end in `…` (the first at line {first}): a terminal cut them to its width, so their ends, perhaps the error itself, are missing. Print them whole: `systemctl status -l --no-pager {unit}` or `journalctl -u {unit} -n 200 --no-pager` (`kubectl logs` and `docker logs` never cut)"
-        ))
+    pub(super) fn notice(&self, unit: Option<&str>) -> Option<Notice> {
+        let (count, first) = self.cut()?;
+        Some(Notice::CutByTerminal { count, first, unit: unit.map(str::to_string) })
     }
 }
 
@@ -82,7 +81,7 @@ mod tests {
             "May 25 20:27:23 gpu-node-1 systemd[1]: sglang.service: Main process exited, code=e…",
             false,
         );
-        let notice = cut.notice(Some("sglang.service")).unwrap();
+        let notice = cut.notice(Some("sglang.service")).unwrap().to_string();
         assert!(notice.starts_with("2 line(s) end in `…` (the first at line 7)"), "{notice}");
         assert!(notice.contains("`systemctl status -l --no-pager sglang.service`"), "{notice}");
         let mut status = Ellipsized::default();
@@ -91,6 +90,6 @@ mod tests {
             "    Process: 71283 ExecStart=/root/venv/bin/python -m sglang.launch_server --model-p…",
             true,
         );
-        assert!(status.notice(None).unwrap().contains("journalctl -u UNIT -n 200"));
+        assert!(status.notice(None).unwrap().to_string().contains("journalctl -u UNIT -n 200"));
     }
 }

@@ -14,8 +14,13 @@ use crate::notice::Notice;
 use crate::pipeline::{Part, Sink};
 
 impl Sink for Engine<'_> {
+    /// Records a part of the current source (a rotated file, a newest-first
+    /// journal put in time order): announced again, the later record
+    /// stands.
     fn part(&mut self, part: &Part) -> io::Result<()> {
-        self.begin_part(&part.name, part.first_line, part.reversed.clone());
+        if let Some(source) = self.sources.last_mut() {
+            source.parts.note(part.clone());
+        }
         Ok(())
     }
 
@@ -35,17 +40,24 @@ impl Sink for Engine<'_> {
     }
 
     fn lines(&mut self, last: u64, formats: FormatSet) -> io::Result<()> {
-        self.note_line(last, formats);
+        if let Some(source) = self.sources.last_mut() {
+            source.lines = source.lines.max(last);
+            source.formats.extend(formats);
+        }
         Ok(())
     }
 
     fn notice(&mut self, notice: Notice) -> io::Result<()> {
-        self.note_input_problem(notice.to_string());
+        if let Some(source) = self.sources.last_mut() {
+            source.notices.push(notice);
+        }
         Ok(())
     }
 
     fn renamed(&mut self, first_line: u64, name: &str) -> io::Result<()> {
-        self.rename_part(first_line, name);
+        if let Some(source) = self.sources.last_mut() {
+            source.parts.rename(first_line, name);
+        }
         Ok(())
     }
 }

@@ -23,7 +23,6 @@ mod judge;
 mod launches;
 mod liveness;
 mod place;
-use crate::input::Reversal;
 pub use units::UnitFilter;
 
 mod run;
@@ -34,7 +33,8 @@ mod writer;
 
 use crate::events::{Event, EventKind, LineAt};
 use crate::framing::{Format, FormatSet, Level, Record, Separator};
-use crate::pipeline::Spares;
+use crate::notice::Notice;
+use crate::pipeline::{Parts, Spares};
 use crate::rules::{LineMatch, MarkerKind, MatchScratch, Role, RuleSet, Stage};
 use crate::vitals::{self, args, progress};
 
@@ -85,10 +85,10 @@ struct SourceState {
     name: String,
     /// The files the source was read from (one unless rotated files were
     /// joined), in reading order.
-    parts: Vec<place::Part>,
+    parts: Parts,
     lines: u64,
     formats: FormatSet,
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     /// The units its lines belong to, with their runs.
     units: units::Units,
     /// Lines after this one start a new run (see [`Engine::launch_after`]).
@@ -152,7 +152,7 @@ impl<'r> Engine<'r> {
     pub fn begin_source(&mut self, name: &str) {
         self.sources.push(SourceState {
             name: name.to_string(),
-            parts: vec![place::Part { name: name.to_string(), first_line: 1, reversed: None }],
+            parts: Parts::starting(name),
             lines: 0,
             formats: FormatSet::default(),
             notices: Vec::new(),
@@ -160,32 +160,6 @@ impl<'r> Engine<'r> {
             launch_after: None,
             ellipsized: ellipsized::Ellipsized::default(),
         });
-    }
-
-    /// Records a part of the current source (a rotated file) whose first
-    /// line is line `first_line` of the stream (again: the later record
-    /// stands). `reversed` says how it was put in time order, when it was
-    /// read newest first (a
-    /// newest-first journal).
-    pub fn begin_part(&mut self, name: &str, first_line: u64, reversed: Option<Reversal>) {
-        if let Some(source) = self.sources.last_mut() {
-            let part = place::Part { name: name.to_string(), first_line, reversed };
-            if first_line <= 1 {
-                source.parts[0] = part;
-            } else if let Some(same) = source.parts.iter_mut().find(|p| p.first_line == first_line) {
-                *same = part;
-            } else {
-                source.parts.push(part);
-            }
-        }
-    }
-
-    /// Counts a line read and the formats framing saw on it.
-    pub fn note_line(&mut self, number: u64, formats: FormatSet) {
-        if let Some(source) = self.sources.last_mut() {
-            source.lines = source.lines.max(number);
-            source.formats.extend(formats);
-        }
     }
 
     /// Says that a launch began after stream line `line` of the current
@@ -198,15 +172,8 @@ impl<'r> Engine<'r> {
         }
     }
 
-    /// Records a problem with reading the current source.
-    pub fn note_input_problem(&mut self, notice: String) {
-        if let Some(source) = self.sources.last_mut() {
-            source.notices.push(notice);
-        }
-    }
-
     /// Feeds one event of the current source.
-    pub fn feed(&mut self, event: &Event) {
+    fn feed(&mut self, event: &Event) {
         if self.sources.is_empty() {
             self.begin_source("-");
         }
@@ -220,10 +187,7 @@ impl<'r> Engine<'r> {
             EventKind::Separator(Separator::Other) => {
                 let text = event.lines.first().map_or("", |l| l.text.as_str());
                 if text.trim_end().ends_with("-- No entries --") {
-                    source.notices.push(
-                        "journalctl found no entries: check the unit name (-u) and the time range (-b, --since)"
-                            .to_string(),
-                    );
+                    source.notices.push(Notice::NoEntries);
                 }
                 return;
             }
@@ -300,7 +264,7 @@ impl<'r> Engine<'r> {
     /// marks at most progress is judged here without making an event
     /// (most lines of a serving log), any other as [`Engine::feed`] judges
     /// the event the grouper makes of it.
-    pub fn feed_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) {
+    fn feed_record(&mut self, at: LineAt, text: &str, record: &Record<'_>) {
         let number = at.number;
         let rules = self.rules;
         let by_writer = record.unit.is_none()
@@ -394,16 +358,6 @@ impl<'r> Engine<'r> {
             copy.feed(event);
         }
         copy.diagnose(options)
-    }
-
-    /// Renames the part of the current source that starts at stream line
-    /// `first_line` (a followed file rotated to a new name).
-    pub fn rename_part(&mut self, first_line: u64, name: &str) {
-        if let Some(source) = self.sources.last_mut() {
-            if let Some(part) = source.parts.iter_mut().find(|p| p.first_line == first_line.max(1)) {
-                part.name = name.to_string();
-            }
-        }
     }
 }
 

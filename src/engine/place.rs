@@ -5,23 +5,12 @@
 use super::diagnosis::Evidence;
 use super::run::EvidenceLine;
 use super::SourceState;
-use crate::input::Reversal;
-
-/// One file of a source.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part {
-    /// The file's name in reports.
-    pub name: String,
-    /// The stream number of its first line.
-    pub first_line: u64,
-    /// How it was put in time order, when it was read newest first.
-    pub reversed: Option<Reversal>,
-}
+use crate::pipeline::Parts;
 
 /// Maps a source's stream line numbers to (file, line in that file).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Places<'a> {
-    parts: &'a [Part],
+    parts: &'a Parts,
 }
 
 impl<'a> Places<'a> {
@@ -32,14 +21,7 @@ impl<'a> Places<'a> {
 
     /// The file holding stream line `line`, and the line's number there.
     pub fn locate(&self, line: u64) -> (&'a str, u64) {
-        let part = self.parts.iter().rev().find(|p| p.first_line <= line).or(self.parts.first());
-        let Some(part) = part else { return ("", line) };
-        let offset = line.saturating_sub(part.first_line);
-        let local = match &part.reversed {
-            Some(reversal) => reversal.file_line(offset),
-            None => offset + 1,
-        };
-        (part.name.as_str(), local)
+        self.parts.locate(line)
     }
 
     /// `line 34`, or `line 34 of x.log.1` when the source has several files.
@@ -62,21 +44,30 @@ pub(super) fn evidence_at(places: Places<'_>, line: u64, kept: &EvidenceLine) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::Reversal;
+    use crate::pipeline::Part;
+
+    fn parts_of(list: Vec<(&str, u64, Option<Reversal>)>) -> Parts {
+        let mut parts = Parts::default();
+        for (name, first_line, reversed) in list {
+            parts.note(Part { name: name.to_string(), first_line, reversed, after: None });
+        }
+        parts
+    }
 
     #[test]
     fn lines_map_to_their_own_file() {
-        let part = |name: &str, first_line, reversed| Part { name: name.to_string(), first_line, reversed };
-        let parts = vec![part("x.log.2.gz", 1, None), part("x.log.1", 101, None), part("x.log", 151, None)];
+        let parts = parts_of(vec![("x.log.2.gz", 1, None), ("x.log.1", 101, None), ("x.log", 151, None)]);
         let places = Places { parts: &parts };
         assert_eq!(places.locate(1), ("x.log.2.gz", 1));
         assert_eq!(places.locate(100), ("x.log.2.gz", 100));
         assert_eq!(places.locate(101), ("x.log.1", 1));
         assert_eq!(places.locate(160), ("x.log", 10));
         assert_eq!(places.cite(160), "line 10 of x.log");
-        let single = vec![part("a.log", 1, None)];
+        let single = parts_of(vec![("a.log", 1, None)]);
         assert_eq!(Places { parts: &single }.cite(7), "line 7");
         let lines = Reversal { lines: 4, entry_lines: Vec::new() };
-        let reversed = vec![part("r.log", 1, Some(lines))];
+        let reversed = parts_of(vec![("r.log", 1, Some(lines))]);
         let places = Places { parts: &reversed };
         assert_eq!((places.locate(1), places.locate(4)), (("r.log", 4), ("r.log", 1)));
     }

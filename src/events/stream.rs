@@ -15,7 +15,7 @@ crate::framing::writer_fields! {
         /// structured journal entry).
         elsewhere: String,
     }
-    writer fields [pid, host, identifier, process, ranks, time, unit]: text as Field, pid as pub Option<u32>
+    writer fields [all]: text as Field, pid as pub Option<u32>
 }
 
 impl Stream {

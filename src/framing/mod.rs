@@ -281,7 +281,7 @@ crate::framing::writer_fields! {
         /// A journal separator line.
         pub separator: Option<Separator>,
     }
-    writer fields [time, host, identifier, unit, pid, process, ranks]:
+    writer fields [all]:
         text as pub Option<&'a str>, pid as pub Option<u32>
 }
 

@@ -44,7 +44,7 @@ crate::framing::writer_fields! {
         separator: Option<Separator>,
         app_header: bool,
     }
-    writer fields [time, host, identifier, unit, process, ranks, pid]: text as Span, pid as Option<u32>
+    writer fields [all]: text as Span, pid as Option<u32>
 }
 
 /// Appends `line` to `text` and returns its range there; records framed

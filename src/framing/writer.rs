@@ -9,9 +9,11 @@
 /// and its kind (`text`, or `pid` for the process id). [`writer_fields!`]
 /// looks a field up here by its name (and passes `$then` on).
 ///
-/// A new writer field is one arm here, its name in the structs that keep
-/// it, and its parser; the compiler then names every struct literal that
-/// must fill it.
+/// A new writer field is one arm here and its name in [`writer_fields!`]'s
+/// `all` (the list in order, in the same file), then its parser: every
+/// struct that keeps all of them (`writer fields [all]`: the record, its
+/// spans, an event's stream) gets it, and the compiler names every struct
+/// literal that must fill it. A struct that keeps only some names them.
 macro_rules! writer_field {
     (time $then:tt) => {
         $crate::framing::writer_fields! { @add $then
@@ -95,6 +97,18 @@ macro_rules! writer_fields {
     ] $(#[$doc:meta])* $field:ident: pid) => {
         $crate::framing::writer_fields! { @next [$head $own [$text [[$pvis] [$pid]]]] $rest
             [$($added)* $(#[$doc])* $pvis $field: $pid,] }
+    };
+    // Every writer field, in order.
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident $(<$lt:lifetime>)? { $($own:tt)* }
+        writer fields [all]: $($types:tt)*
+    ) => {
+        $crate::framing::writer_fields! {
+            $(#[$meta])*
+            $vis struct $name $(<$lt>)? { $($own)* }
+            writer fields [time, host, identifier, unit, process, ranks, pid]: $($types)*
+        }
     };
     (
         $(#[$meta:meta])*

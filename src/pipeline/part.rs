@@ -26,6 +26,12 @@ pub struct Part {
 pub struct Parts(Vec<Part>);
 
 impl Parts {
+    /// The parts of a stream named `name` before its files are known: one,
+    /// from its first line.
+    pub fn starting(name: &str) -> Self {
+        Parts(vec![Part { name: name.to_string(), first_line: 1, reversed: None, after: None }])
+    }
+
     /// Records a part; one announced again (at the same first line)
     /// replaces what was known of it.
     pub fn note(&mut self, part: Part) {
@@ -33,6 +39,24 @@ impl Parts {
             Some(same) => *same = part,
             None => self.0.push(part),
         }
+    }
+
+    /// Gives the part that begins at stream line `first_line` (a followed
+    /// file rotated away) its new name.
+    pub fn rename(&mut self, first_line: u64, name: &str) {
+        if let Some(part) = self.0.iter_mut().find(|p| p.first_line == first_line.max(1)) {
+            part.name = name.to_string();
+        }
+    }
+
+    /// How many files the stream has had.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no part was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The file holding stream line `line`, and the line's number there.

@@ -25,6 +25,7 @@ use super::launches;
 use super::place::{evidence_at, Places};
 use super::run::{EvidenceLine, Failure, Finding, RunState};
 use super::{JudgeOptions, SourceState};
+use crate::notice::Notice;
 use crate::rules::{fate, Category, Role, RuleSet};
 use root::{choose_root, loose_failures, root_cause, Root};
 use standing::{
@@ -49,16 +50,11 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
         let mut notices = source.notices.clone();
         let dropped: u64 = source.units.list.iter().map(|u| u.dropped_runs).sum();
         if dropped > 0 {
-            notices.push(format!(
-                "{dropped} earlier run(s) that recorded no failure were not kept (too many launches); the latest runs and every run that failed are judged"
-            ));
+            notices.push(Notice::RunsNotKept { count: dropped });
         }
         if source.units.dropped_units > 0 {
-            notices.push(format!(
-                "{} older units with findings were not kept (a source keeps at most {} units): the latest are judged",
-                source.units.dropped_units,
-                super::units::MAX_UNITS
-            ));
+            let count = source.units.dropped_units;
+            notices.push(Notice::UnitsNotKept { count, kept: super::units::MAX_UNITS });
         }
         notices.extend(source.units.notices());
         let unit = source.units.list.iter().find_map(|u| u.name.as_deref());
@@ -73,7 +69,7 @@ pub(super) fn diagnose(rules: &RuleSet, sources: &[SourceState], options: &Judge
             name: source.name.clone(),
             lines: source.lines,
             formats: source.formats.iter().map(|f| f.name().to_string()).collect(),
-            notices,
+            notices: notices.iter().map(Notice::to_string).collect(),
         });
         let numbers = RunNumbers::of(source, numbered);
         numbered += numbers.count;
@@ -235,7 +231,7 @@ fn judge_run(rules: &RuleSet, setting: &Setting<'_>, run: &RunState) -> Run {
     let places = setting.places;
     let mut result = unjudged(setting, run);
     if let Some(cut) = &run.cut_traceback {
-        result.notices.push(cut_notice(places, cut));
+        result.notices.push(cut_notice(places, cut).to_string());
     }
 
     // A hang then a stop (the operator's, systemd's stop timeout and its
@@ -553,23 +549,10 @@ fn failure_benign(places: Places<'_>, f: &Failure, why: String) -> Benign {
 /// outlived).
 const UNRECOGNISED: &str = "unrecognised";
 
-fn cut_notice(places: Places<'_>, cut: &super::run::CutTraceback) -> String {
+fn cut_notice(places: Places<'_>, cut: &super::run::CutTraceback) -> Notice {
     let (source, first) = places.locate(cut.first_line);
     let last = places.locate(cut.last_line).1;
-    format!(
-        "the input ends inside a traceback (lines {first}–{last}) before its exception line: the error itself is missing. {}",
-        fetch_more(source, last, cut)
-    )
-}
-
-fn fetch_more(source: &str, last_line: u64, cut: &super::run::CutTraceback) -> String {
-    match (cut.pid, cut.identifier.as_deref()) {
-        (Some(pid), Some(_)) => format!(
-            "Fetch the lines that follow from the journal: `journalctl _PID={pid} --no-pager | grep -A 80 Traceback`, or rerun your `journalctl … | tail` with a larger -n."
-        ),
-        _ if source == "-" => "Feed logdiag more of the log: the lines after the last one it read.".to_string(),
-        _ => format!(
-            "Read the lines after line {last_line} of {source} (the file may have been cut or is still being written)."
-        ),
-    }
+    // A journal names the writer: its next lines can be fetched by pid.
+    let pid = cut.pid.filter(|_| cut.identifier.is_some());
+    Notice::TracebackCut { source: source.to_string(), first, last, pid }
 }

@@ -1,6 +1,8 @@
 //! Which units `--unit` names: journalctl's `-u` globs, matched against a
 //! unit's name and, for a pod's container, its pod.
 
+use crate::notice::Notice;
+
 /// The units `--unit` names: globs as journalctl's `-u` takes them
 /// (`sglang`, `sglang*`, `trainer@*.service`). A pattern without a dot or
 /// a slash names a service (`sglang` is `sglang.service`); a pod is named
@@ -35,17 +37,9 @@ impl UnitFilter {
     }
 
     /// The notice for a source none of whose units the patterns name.
-    pub fn no_match_notice(&self, named: &[&str]) -> String {
-        const SHOWN: usize = 12;
-        let wanted = self.patterns.join(", ");
-        if named.is_empty() {
-            return format!("--unit {wanted}: this input names no units, so nothing in it was judged");
-        }
-        let mut seen = named.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
-        if named.len() > SHOWN {
-            seen.push_str(&format!(" and {} more", named.len() - SHOWN));
-        }
-        format!("--unit {wanted}: no unit of this input matches, so nothing in it was judged (units seen: {seen})")
+    pub fn no_match_notice(&self, named: &[&str]) -> Notice {
+        let seen = named.iter().map(|n| n.to_string()).collect();
+        Notice::NoUnitMatches { patterns: self.patterns.clone(), seen }
     }
 }
 

@@ -16,6 +16,7 @@
 
 use super::{UnitId, UnitRuns, Units};
 use crate::events::Event;
+use crate::notice::Notice;
 
 /// Most lines held for an open guess; beyond it the guess stands.
 const MAX_HELD: usize = 20_000;
@@ -129,7 +130,7 @@ impl Units {
 
     /// What the report should say about attribution: corrected guesses,
     /// and guesses that stand.
-    pub fn notices(&self) -> Vec<String> {
+    pub fn notices(&self) -> Vec<Notice> {
         let mut notices = self.notices.clone();
         notices.extend(self.guess.as_ref().map(|g| self.standing_guess_notice(g)));
         notices
@@ -200,36 +201,30 @@ impl Units {
             guess.bound.iter().find(|(p, _, _)| *p == pid).map(|(_, w, _)| w.clone()).unwrap_or_default();
         self.writers.insert(writer.clone(), unit);
         let wrong = guess.bound.iter().find(|(p, _, _)| *p == pid).and_then(|&(_, _, u)| self.index(u));
-        self.notices.push(format!(
-            "{writer}[{pid}] was first taken for {}'s process (started with {} at the same time), but it wrote at line {line} \
-after that unit ended: its lines are {}'s",
-            wrong.and_then(|i| self.list[i].name.clone()).unwrap_or_default(),
-            self.list[index].name.clone().unwrap_or_default(),
-            self.list[index].name.clone().unwrap_or_default(),
-        ));
+        self.notices.push(Notice::GuessCorrected {
+            process: format!("{writer}[{pid}]"),
+            wrong: wrong.and_then(|i| self.list[i].name.clone()).unwrap_or_default(),
+            unit: self.list[index].name.clone().unwrap_or_default(),
+            line,
+        });
         self.replay = Some(guess.held);
         index
     }
 
     /// What to say of a guess nothing proved wrong.
-    fn standing_guess_notice(&self, guess: &Guess) -> String {
+    fn standing_guess_notice(&self, guess: &Guess) -> Notice {
         let name = |id: UnitId| self.index(id).and_then(|i| self.list[i].name.clone()).unwrap_or_default();
         let units: Vec<String> = guess.candidates.iter().map(|&c| name(c)).collect();
-        let mut given: Vec<String> = Vec::new();
+        let mut given: Vec<(String, Vec<String>)> = Vec::new();
         for &(_, _, unit) in &guess.bound {
             let to = name(unit);
-            if given.iter().any(|g| g.ends_with(&format!(" to {to}"))) {
+            if given.iter().any(|(given_to, _)| *given_to == to) {
                 continue;
             }
             let processes: Vec<String> =
                 guess.bound.iter().filter(|b| b.2 == unit).map(|(pid, w, _)| format!("{w}[{pid}]")).collect();
-            given.push(format!("{} to {to}", processes.join(" and ")));
+            given.push((to, processes));
         }
-        format!(
-            "{} were started together and no line says which process is whose: {} by order alone (the unit \
-started last); `journalctl -o with-unit` or `-o json` names each line's unit",
-            units.join(" and "),
-            given.join(", ")
-        )
+        Notice::GuessStands { units, given }
     }
 }

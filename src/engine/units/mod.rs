@@ -21,6 +21,7 @@
 //! unnamed unit, and a `journalctl -u NAME` excerpt that starts mid-run
 //! names its home unit when systemd first speaks about it.
 
+use crate::notice::Notice;
 use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
@@ -156,7 +157,7 @@ pub struct Units {
     /// Lines to route again, a wrong guess corrected: taken by the engine.
     replay: Option<Vec<Event>>,
     /// What the report should say about how lines were attributed.
-    notices: Vec<String>,
+    notices: Vec<Notice>,
     /// Units with findings forgotten to stay under [`MAX_UNITS`].
     pub dropped_units: u64,
     /// Runs kept, over all units.

@@ -49,8 +49,7 @@ struct Judge<'r> {
 
 impl Sink for Judge<'_> {
     fn take(&mut self, event: Box<Event>) -> io::Result<()> {
-        self.engine.feed(&event);
-        Ok(())
+        self.engine.take(event)
     }
 
     fn idle(&mut self, pending: Vec<Box<Event>>) -> io::Result<()> {
