@@ -28,7 +28,7 @@ fn main() {
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
-    let mut out = String::from("/// Built-in rule files: (path under rules/, contents).\npub static BUILTIN_RULES: &[(&str, &str)] = &[\n");
+    let mut out = String::from("/// Built-in rule files: (path under rules/, contents).\npub(crate) static BUILTIN_RULES: &[(&str, &str)] = &[\n");
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
@@ -102,7 +102,7 @@ fn write_wording(files: &[PathBuf], out_dir: &Path) {
         }
     }
     let mut out = String::from(
-        "/// The catalogue's labelled lines: (text, category; empty for harmless wording).\n#[cfg(test)]\npub static BUILTIN_WORDING: &[(&str, &str)] = &[\n",
+        "/// The catalogue's labelled lines: (text, category; empty for harmless wording).\n#[cfg(test)]\npub(crate) static BUILTIN_WORDING: &[(&str, &str)] = &[\n",
     );
     for (text, label) in &examples {
         writeln!(out, "    ({text:?}, {label:?}),").unwrap();
@@ -174,7 +174,7 @@ fn write_regex_facts(files: &[PathBuf], out_dir: &Path) {
         }
     }
     let mut out = String::from(
-        "/// The facts of the built-in rules' regexes, sorted by pattern.\npub static BUILTIN_REGEX_FACTS: &[(&str, StoredFacts)] = &[\n",
+        "/// The facts of the built-in rules' regexes, sorted by pattern.\npub(crate) static BUILTIN_REGEX_FACTS: &[(&str, StoredFacts)] = &[\n",
     );
     for (pattern, found) in &facts {
         let literals = match &found.literals {

@@ -16,14 +16,23 @@ pub enum Error {
     Usage(String),
     /// An input cannot be read, or holds no log.
     Input(String),
-    /// The rule files have `problems` problems (each said already, on
-    /// stderr, where it was found).
-    Rules { problems: usize },
+    /// The rule files have problems, each said already on stderr, where
+    /// it was found.
+    Rules {
+        /// How many.
+        problems: usize,
+    },
     /// Writing the report failed (a closed pipe ends the command quietly).
     Output(io::Error),
-    /// A file the command writes (`what`: the JUnit report) cannot be
-    /// written.
-    Written { path: PathBuf, what: &'static str, error: io::Error },
+    /// A file the command writes cannot be written.
+    Written {
+        /// The file.
+        path: PathBuf,
+        /// What it is (the JUnit report).
+        what: &'static str,
+        /// Why it cannot be written.
+        error: io::Error,
+    },
 }
 
 impl Error {

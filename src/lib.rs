@@ -45,6 +45,8 @@
 //! assert_eq!(diagnosis.exit(), Exit::Crashed);
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod cli;
 pub mod corpus;
 pub mod diagnose;

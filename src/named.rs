@@ -1,6 +1,6 @@
 //! Closed sets of named values (categories, roles, outcomes, formats):
 //! each is an enum whose variants carry their names, declared once with
-//! [`named_enum!`], which derives the rest: the list of values, the name,
+//! [`named_enum!`](crate::named_enum), which derives the rest: the list of values, the name,
 //! parsing, display and serde.
 
 /// A name that is not one of a closed set's.

@@ -32,50 +32,120 @@ impl fmt::Display for Which {
 pub enum Notice {
     /// A part was written newest first (`journalctl -r`) and was judged
     /// oldest first.
-    Reordered { which: Which },
-    /// Reading a part stopped early with `error` (a cut gzip stream); what
-    /// was read before is judged.
-    ReadingStopped { which: Which, error: String },
+    Reordered {
+        /// The part.
+        which: Which,
+    },
+    /// Reading a part stopped early (a cut gzip stream); what was read
+    /// before is judged.
+    ReadingStopped {
+        /// The part.
+        which: Which,
+        /// The read error, as the system says it.
+        error: String,
+    },
     /// A part could not be read at all.
-    ReadingFailed { which: Which, error: String },
+    ReadingFailed {
+        /// The part.
+        which: Which,
+        /// The read error, as the system says it.
+        error: String,
+    },
     /// The input held no line.
     Empty,
-    /// `count` lines were longer than the line cap and cut.
-    LongLinesCut { count: u64 },
-    /// `count` JSON records were not valid JSON, read as far as they went.
-    DamagedRecords { count: u64 },
-    /// Lines `first` to `last` were text, and a structured journal of
-    /// `shape` followed them in the same part.
-    TextBeforeJournal { first: u64, last: u64, shape: Shape },
-    /// `count` lines among a structured journal's entries were no part of
-    /// an entry.
-    OutsideEntries { count: u64 },
-    /// `count` messages were binary, shown by journalctl only as
+    /// Lines longer than the line cap were cut.
+    LongLinesCut {
+        /// How many.
+        count: u64,
+    },
+    /// JSON records that were not valid JSON were read as far as they
+    /// went.
+    DamagedRecords {
+        /// How many.
+        count: u64,
+    },
+    /// Text came first, then a structured journal in the same part.
+    TextBeforeJournal {
+        /// The text's first line.
+        first: u64,
+        /// The text's last line.
+        last: u64,
+        /// The journal's shape.
+        shape: Shape,
+    },
+    /// Lines among a structured journal's entries were no part of an
+    /// entry.
+    OutsideEntries {
+        /// How many.
+        count: u64,
+    },
+    /// Messages were binary, shown by journalctl only as
     /// `[… blob data]`.
-    BinaryMessages { count: u64 },
+    BinaryMessages {
+        /// How many.
+        count: u64,
+    },
     /// journalctl said `-- No entries --`.
     NoEntries,
-    /// `count` lines end in `…`, the first at line `first`: a terminal cut
-    /// them. `unit` is the source's unit, for the commands that print
-    /// them whole.
-    CutByTerminal { count: u64, first: u64, unit: Option<String> },
-    /// `count` earlier runs that recorded no failure were dropped.
-    RunsNotKept { count: u64 },
-    /// `count` older units were dropped; a source keeps at most `kept`.
-    UnitsNotKept { count: u64, kept: usize },
-    /// `--unit PATTERNS` names none of the input's units (`seen`).
-    NoUnitMatches { patterns: Vec<String>, seen: Vec<String> },
-    /// Processes started together were given to units by order alone:
-    /// `units`, the units started together; `given`, each unit with the
-    /// processes (`writer[pid]`) given to it.
-    GuessStands { units: Vec<String>, given: Vec<(String, Vec<String>)> },
-    /// `process` (`writer[pid]`) was first taken for `wrong`'s, but wrote
-    /// at `line` after that unit ended: it is `unit`'s.
-    GuessCorrected { process: String, wrong: String, unit: String, line: u64 },
-    /// The input ends inside a traceback (lines `first`–`last` of
-    /// `source`) before its exception line; `pid` is the writer's, when a
-    /// journal names it.
-    TracebackCut { source: String, first: u64, last: u64, pid: Option<u32> },
+    /// Lines end in `…`: a terminal cut them.
+    CutByTerminal {
+        /// How many.
+        count: u64,
+        /// The first of them.
+        first: u64,
+        /// The source's unit, for the commands that print them whole.
+        unit: Option<String>,
+    },
+    /// Earlier runs that recorded no failure were dropped.
+    RunsNotKept {
+        /// How many.
+        count: u64,
+    },
+    /// Older units were dropped.
+    UnitsNotKept {
+        /// How many.
+        count: u64,
+        /// How many units a source keeps.
+        kept: usize,
+    },
+    /// `--unit` names none of the input's units.
+    NoUnitMatches {
+        /// The patterns given.
+        patterns: Vec<String>,
+        /// The units the input names.
+        seen: Vec<String>,
+    },
+    /// Processes started together were given to units by order alone.
+    GuessStands {
+        /// The units started together.
+        units: Vec<String>,
+        /// Each unit, with the processes (`writer[pid]`) given to it.
+        given: Vec<(String, Vec<String>)>,
+    },
+    /// A process was first taken for one unit's, but wrote after that
+    /// unit ended: it is the other's.
+    GuessCorrected {
+        /// The process, `writer[pid]`.
+        process: String,
+        /// The unit it was first taken for.
+        wrong: String,
+        /// The unit it is.
+        unit: String,
+        /// Where it wrote after `wrong` ended.
+        line: u64,
+    },
+    /// The input ends inside a traceback, before its exception line.
+    TracebackCut {
+        /// The file it is in.
+        source: String,
+        /// Its first line there.
+        first: u64,
+        /// Its last line there.
+        last: u64,
+        /// The writer's pid, when a journal names it (its next lines can
+        /// be fetched by pid).
+        pid: Option<u32>,
+    },
 }
 
 impl fmt::Display for Notice {

@@ -17,7 +17,7 @@ use crate::report::watch::{write_record, WatchForm};
 use crate::watch::{follow, Following, Record, Until, WatchOptions};
 
 /// The default of `--hang-after`.
-pub const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(600);
+pub(super) const DEFAULT_HANG_AFTER: Duration = Duration::from_secs(600);
 
 pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> {
     let rules = load_rules(&args.rules)?;

@@ -19,7 +19,7 @@ const EVIDENCE_SHOWN: usize = 3;
 const EVIDENCE_CHARS: usize = 160;
 
 /// `expected:` and `got:` lines for a case whose labels fail.
-pub fn labels_against_report(labels: &Labels, diagnosis: &Diagnosis) -> Vec<String> {
+pub(super) fn labels_against_report(labels: &Labels, diagnosis: &Diagnosis) -> Vec<String> {
     let mut lines = vec![format!("expected: {}", expected(labels))];
     let causes = super::reported_causes(diagnosis);
     let mut got = super::verdict_word(diagnosis.verdict).to_string();
@@ -72,7 +72,7 @@ fn shorten(text: &str) -> String {
 
 /// A unified diff from the blessed report in `file` to the new one, at
 /// most `DIFF_LINES` lines of it.
-pub fn report_diff(file: &str, blessed: &str, report: &str) -> Vec<String> {
+pub(super) fn report_diff(file: &str, blessed: &str, report: &str) -> Vec<String> {
     let diff = TextDiff::from_lines(blessed, report);
     let blessed_name = format!("{file} (blessed)");
     let text = diff.unified_diff().context_radius(2).header(&blessed_name, "report now").to_string();

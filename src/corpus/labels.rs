@@ -117,7 +117,7 @@ const KEYS: &[(&str, Shape)] = &[
 
 /// Reads `case.json`'s text: the schema first, every fault of it named
 /// (one per line), then the labels.
-pub fn parse(text: &str) -> Result<Labels, String> {
+pub(super) fn parse(text: &str) -> Result<Labels, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("case.json is not JSON: {e}"))?;
     let faults = schema_faults(&value);
     if !faults.is_empty() {

@@ -107,7 +107,7 @@ impl Fingerprint {
     /// A regex for messages like the one this was taken from: its masked
     /// parts become named captures (`n1`, `hex1`, `id1`, `path1`, …), the
     /// rest is literal; a long message is cut after its first
-    /// [`PATTERN_CHARS`] characters. Also a title template naming the
+    /// `PATTERN_CHARS` characters. Also a title template naming the
     /// same captures (`{n1}`).
     pub fn pattern(&self) -> (String, String) {
         let mut regex = String::new();

@@ -21,7 +21,7 @@ const METRIC: &str = "generation tok/s per running request";
 /// other units do not count: an idle server prints nothing, and the last
 /// batch line of a finished burst still counts the requests it was
 /// finishing.
-pub fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang> {
+pub(super) fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang> {
     let recorder = run.vitals.as_deref()?;
     let advance = recorder.last_advance()?;
     let line = advance.moment.line;
@@ -52,7 +52,7 @@ pub fn hang(places: Places<'_>, run: &RunState, hang_after: f64) -> Option<Hang>
 /// was healthy or stopped and did not collapse itself, or else within the
 /// run, its last stretch against an earlier one. A healthy run that
 /// collapsed takes the outcome `degraded`.
-pub fn judge_collapses(places: Places<'_>, states: &[RunState], judged: &mut [Run], below: f64) {
+pub(super) fn judge_collapses(places: Places<'_>, states: &[RunState], judged: &mut [Run], below: f64) {
     for i in 0..states.len().min(judged.len()) {
         let Some(recorder) = states[i].vitals.as_deref() else { continue };
         let Some(after) = collapse::level(recorder.samples()) else { continue };

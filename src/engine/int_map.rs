@@ -9,11 +9,11 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 use std::sync::OnceLock;
 
 /// A map from integers; [`IntMap::default`] makes an empty one.
-pub type IntMap<K, V> = HashMap<K, V, IntKeys>;
+pub(super) type IntMap<K, V> = HashMap<K, V, IntKeys>;
 
 /// Builds [`IntHasher`]s with this process's key.
 #[derive(Debug, Clone, Copy)]
-pub struct IntKeys {
+pub(super) struct IntKeys {
     key: u64,
 }
 
@@ -35,7 +35,7 @@ impl BuildHasher for IntKeys {
 /// Hashes integers: each is mixed into the state with the key, and the
 /// state is scrambled so that every bit of the id reaches the bits that
 /// pick a bucket.
-pub struct IntHasher {
+pub(super) struct IntHasher {
     key: u64,
     state: u64,
 }

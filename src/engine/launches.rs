@@ -14,7 +14,7 @@
 use super::diagnosis::{Outcome, Run};
 
 /// Marks the runs of one unit (in input order) that are history.
-pub fn mark_history(runs: &mut [Run]) {
+pub(super) fn mark_history(runs: &mut [Run]) {
     let Some(current) = runs.iter().rposition(decides) else { return };
     let (earlier, rest) = runs.split_at_mut(current);
     let current = &rest[0];

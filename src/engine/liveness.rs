@@ -56,7 +56,7 @@ const NOT_ORDINARY: [&str; 33] = [
 /// Does a line of this level and message show that its writer goes on
 /// with its work? An INFO (or unlabelled) line with some words in it that
 /// speaks of neither an end nor a failure.
-pub fn is_ordinary(level: Option<Level>, message: &str) -> bool {
+pub(super) fn is_ordinary(level: Option<Level>, message: &str) -> bool {
     if level.is_some_and(Level::is_trouble) {
         return false;
     }
@@ -113,7 +113,7 @@ fn register_dump(line: &str) -> bool {
 /// generation 503aa… aborted`, `request 17 failed`)? Then it handled the
 /// error in that request and goes on: the line shows it alive, whatever
 /// its level.
-pub fn is_handled_request(message: &str) -> bool {
+pub(super) fn is_handled_request(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
     let Some(at) = lower.find("request") else {
         return false;
@@ -125,7 +125,7 @@ pub fn is_handled_request(message: &str) -> bool {
 /// Does the writer say it tries again (`…, retrying... (attempt 9/60)`,
 /// `will retry in 5s`)? Then the error it reports is one it goes on from,
 /// unless the same words say it stops trying.
-pub fn says_it_retries(message: &str) -> bool {
+pub(super) fn says_it_retries(message: &str) -> bool {
     const AGAIN: [&str; 3] = ["retrying", "will retry", "retry in "];
     const STOPS: [&str; 5] = ["not retrying", "stop retrying", "giving up", "gave up", "no more retr"];
     let lower = message.to_ascii_lowercase();
@@ -137,7 +137,7 @@ pub fn says_it_retries(message: &str) -> bool {
 /// HTTP/1.1" 503` (uvicorn, gunicorn, werkzeug, aiohttp, nginx) or gin's
 /// `[GIN] … | 200 | … | POST "/api/chat"`? Whatever the status, the
 /// server was there to send it.
-pub fn is_answered_request(message: &str) -> bool {
+pub(super) fn is_answered_request(message: &str) -> bool {
     const METHODS: [&str; 7] = ["GET /", "POST /", "PUT /", "DELETE /", "PATCH /", "HEAD /", "OPTIONS /"];
     let status = |text: &str| {
         let text = text.trim_start();
@@ -166,7 +166,7 @@ fn names_source_line(line: &str) -> bool {
 
 /// Is a line of this level and message a warning: `WARNING` level, a
 /// message that begins `Warning:`, or Python's `file.py:12: UserWarning: …`?
-pub fn is_warning(level: Option<Level>, message: &str) -> bool {
+pub(super) fn is_warning(level: Option<Level>, message: &str) -> bool {
     if level == Some(Level::Warning) {
         return true;
     }

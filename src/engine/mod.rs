@@ -1,13 +1,13 @@
 //! The engine: events in, diagnosis out. Pure and incremental.
 //!
-//! [`Engine::feed`] takes events one at a time (in input order, as the
+//! `Engine::feed` takes events one at a time (in input order, as the
 //! [`crate::events::Grouper`] hands them out), matches the rules, splits the
-//! input into runs at start markers and boot boundaries ([`units`]), and
-//! keeps bounded state per run ([`run::RunState`]): what each event
-//! contributes ([`contribution`]), its progress lines in a
+//! input into runs at start markers and boot boundaries (`units`), and
+//! keeps bounded state per run (`run::RunState`): what each event
+//! contributes (`contribution`), its progress lines in a
 //! [`crate::vitals::Recorder`]. [`Engine::diagnose`] can be called at any
-//! time and judges every run ([`judge`]): outcome, root cause, symptoms,
-//! benign lines, confidence; and by its vitals ([`health`]): a hang, a
+//! time and judges every run (`judge`): outcome, root cause, symptoms,
+//! benign lines, confidence; and by its vitals (`health`): a hang, a
 //! collapse against the runs before it.
 
 mod announcement;

@@ -15,17 +15,17 @@ pub(super) struct Places<'a> {
 
 impl<'a> Places<'a> {
     /// The places of a source's lines.
-    pub fn of(source: &'a SourceState) -> Self {
+    pub(super) fn of(source: &'a SourceState) -> Self {
         Places { parts: &source.parts }
     }
 
     /// The file holding stream line `line`, and the line's number there.
-    pub fn locate(&self, line: u64) -> (&'a str, u64) {
+    pub(super) fn locate(&self, line: u64) -> (&'a str, u64) {
         self.parts.locate(line)
     }
 
     /// `line 34`, or `line 34 of x.log.1` when the source has several files.
-    pub fn cite(&self, line: u64) -> String {
+    pub(super) fn cite(&self, line: u64) -> String {
         let (name, local) = self.locate(line);
         if self.parts.len() > 1 {
             format!("line {local} of {name}")

@@ -12,14 +12,14 @@ use crate::vitals::clock::PrintedStamp;
 use crate::vitals::Recorder;
 
 /// Most findings kept per run and role; later ones are counted, not kept.
-pub const MAX_FINDINGS: usize = 64;
+pub(super) const MAX_FINDINGS: usize = 64;
 
 /// Most process ids remembered per run.
 const MAX_PIDS: usize = 64;
 
 /// The start of `text` kept as evidence (at most [`MAX_EXCERPT_BYTES`],
 /// cut at a character boundary), and how many bytes were left out.
-pub fn excerpt(text: &str) -> (String, u64) {
+pub(super) fn excerpt(text: &str) -> (String, u64) {
     if text.len() <= MAX_EXCERPT_BYTES {
         return (text.to_string(), 0);
     }
@@ -35,7 +35,7 @@ const TOLD_AFTER_DEATH: u64 = 3;
 
 /// A line of evidence: number and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvidenceLine {
+pub(super) struct EvidenceLine {
     /// 1-based line number.
     pub line: u64,
     /// The line as printed, or its start ([`excerpt`]).
@@ -46,20 +46,20 @@ pub struct EvidenceLine {
 
 impl EvidenceLine {
     /// Evidence of line `line`, whose text is `text`.
-    pub fn new(line: u64, text: &str) -> Self {
+    pub(super) fn new(line: u64, text: &str) -> Self {
         let (text, cut) = excerpt(text);
         EvidenceLine { line, text, cut }
     }
 
     /// Evidence of a line of an event.
-    pub fn of(line: &EventLine) -> Self {
+    pub(super) fn of(line: &EventLine) -> Self {
         EvidenceLine::new(line.number, &line.text)
     }
 }
 
 /// A rule matched an event.
 #[derive(Debug, Clone)]
-pub struct Finding {
+pub(super) struct Finding {
     /// Rule index in the rule set.
     pub rule: usize,
     /// The role the match had (a fate line's is a cause's or a symptom's).
@@ -129,7 +129,7 @@ pub struct Finding {
 /// A failure no cause rule recognised: an uncaught traceback or a fatal
 /// error dump. The `unknown` fallback uses it.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub(super) struct Failure {
     /// Title for the report (`Uncaught KeyError: 'x'`).
     pub title: String,
     /// Decisive line first (the exception line), then context.
@@ -187,7 +187,7 @@ pub struct Failure {
 
 /// A traceback that the end of the input cut before its exception line.
 #[derive(Debug, Clone)]
-pub struct CutTraceback {
+pub(super) struct CutTraceback {
     /// First line of the traceback.
     pub first_line: u64,
     /// Last line read.
@@ -202,7 +202,7 @@ pub struct CutTraceback {
 
 /// One run's state.
 #[derive(Debug, Clone)]
-pub struct RunState {
+pub(super) struct RunState {
     /// First line.
     pub first_line: u64,
     /// Last line seen.
@@ -275,13 +275,13 @@ impl RunState {
     /// Whether it recorded a failure of any kind (a cause, a symptom, an
     /// unrecognised failure, a cut traceback): a run to keep when old runs
     /// are dropped.
-    pub fn recorded_a_failure(&self) -> bool {
+    pub(super) fn recorded_a_failure(&self) -> bool {
         !self.failures.is_empty()
             || self.cut_traceback.is_some()
             || self.findings.iter().any(|f| matches!(f.role, Role::Cause | Role::Symptom | Role::Confirm))
     }
 
-    pub fn new(line: u64) -> Self {
+    pub(super) fn new(line: u64) -> Self {
         RunState {
             first_line: line,
             last_line: line,
@@ -316,12 +316,12 @@ impl RunState {
 
     /// Is its server up: a generation proven, or a start-up past its last
     /// phase (listening, ready, serving)?
-    pub fn is_up(&self) -> bool {
+    pub(super) fn is_up(&self) -> bool {
         self.ready.is_some() || matches!(self.phase.as_deref(), Some(LISTENING | READY | SERVING))
     }
 
     /// Remembers a process id that wrote one of the run's lines.
-    pub fn note_pid(&mut self, pid: u32) {
+    pub(super) fn note_pid(&mut self, pid: u32) {
         if self.pids.len() < MAX_PIDS && !self.pids.contains(&pid) {
             self.pids.push(pid);
         }
@@ -329,7 +329,7 @@ impl RunState {
 
     /// Does a record about process `pid` concern this run? Unknown pids,
     /// and runs whose processes are unknown, are taken to.
-    pub fn owns_pid(&self, pid: Option<u32>) -> bool {
+    pub(super) fn owns_pid(&self, pid: Option<u32>) -> bool {
         match pid {
             Some(pid) => self.pids.is_empty() || self.pids.contains(&pid),
             None => true,
@@ -343,7 +343,7 @@ impl RunState {
     /// completed) the server is at most `listening`, however many requests
     /// it answers; a marker of the `serving` phase before that proof means
     /// `listening`, and after it `serving`.
-    pub fn add_marker(
+    pub(super) fn add_marker(
         &mut self,
         kind: MarkerKind,
         (at, text): (LineAt, &str),
@@ -391,12 +391,12 @@ impl RunState {
     }
 
     /// Records that systemd said the unit's process ended at `line`.
-    pub fn note_unit_exit(&mut self, line: u64) {
+    pub(super) fn note_unit_exit(&mut self, line: u64) {
         self.unit_exit.get_or_insert(line);
     }
 
     /// The stamp of the run's latest line that had one.
-    pub fn last_seen(&self) -> Option<crate::vitals::clock::Stamp> {
+    pub(super) fn last_seen(&self) -> Option<crate::vitals::clock::Stamp> {
         let progress = self.vitals.as_deref().and_then(|v| v.latest()).map(|l| &l.moment);
         match progress {
             Some(moment) if moment.line > self.last_stamp_line || self.last_stamp.stamp().is_none() => {
@@ -408,7 +408,7 @@ impl RunState {
 
     /// The last progress that the run's process itself could have made:
     /// none after systemd said it ended.
-    pub fn own_progress(&self) -> Option<u64> {
+    pub(super) fn own_progress(&self) -> Option<u64> {
         match self.unit_exit {
             Some(_) => self.progress_before_exit,
             None => self.last_progress,
@@ -437,7 +437,7 @@ impl RunState {
     /// Adds a finding, merging it with an earlier one of the same rule and
     /// message (the same error printed by several ranks counts once) unless
     /// the run made progress in between: then it is a new occurrence.
-    pub fn add_finding(&mut self, finding: Finding, terminal: bool) {
+    pub(super) fn add_finding(&mut self, finding: Finding, terminal: bool) {
         self.substantive |= !finding.summary;
         if terminal {
             self.note_terminal(LineAt { number: finding.line, offset: 0, ordinal: finding.ordinal });
@@ -465,7 +465,7 @@ impl RunState {
     }
 
     /// Adds an unrecognised failure (the first few and the latest are kept).
-    pub fn add_failure(&mut self, failure: Failure) {
+    pub(super) fn add_failure(&mut self, failure: Failure) {
         self.substantive = true;
         if self.failures.len() >= MAX_FINDINGS {
             self.failures.pop();
@@ -482,7 +482,7 @@ impl RunState {
     ///
     /// A death logged between the error and this line (a fate line, an
     /// exit) means this line is not the failed process's going on.
-    pub fn note_alive(&mut self, writer: u64, line: u64) {
+    pub(super) fn note_alive(&mut self, writer: u64, line: u64) {
         let died_after = |last: u64| self.last_terminal.is_some_and(|t| t > last);
         let outlivable = |f: &Failure| f.outlived.is_none() && f.writer == Some(writer) && !f.ends_its_writer;
         for failure in self.failures.iter_mut().filter(|f| outlivable(f)) {
@@ -514,7 +514,7 @@ impl RunState {
     }
 
     /// Does a caught failure wait for a sign that the server went on?
-    pub fn awaits_an_answer(&self) -> bool {
+    pub(super) fn awaits_an_answer(&self) -> bool {
         self.answers_awaited > 0
     }
 
@@ -522,7 +522,7 @@ impl RunState {
     /// line): the failures code caught and logged before it, in whichever
     /// of its processes, did not end the service, unless a death was
     /// logged between them (then the answer is a survivor's).
-    pub fn note_answered(&mut self, line: u64) {
+    pub(super) fn note_answered(&mut self, line: u64) {
         let last_terminal = self.last_terminal;
         for failure in self.failures.iter_mut().filter(|f| f.caught && f.answered_after.is_none()) {
             let died_after = last_terminal.is_some_and(|t| t > failure.last_line);
@@ -545,7 +545,7 @@ impl RunState {
     }
 
     /// Is `writer` the writer of an error not yet outlived?
-    pub fn awaits(&self, writer: u64) -> bool {
+    pub(super) fn awaits(&self, writer: u64) -> bool {
         self.awaited_writers.contains(&writer)
     }
 
@@ -558,7 +558,7 @@ impl RunState {
 
 /// The hash of a message's [`message_key`] (of its first
 /// [`MAX_EXCERPT_BYTES`]), which is all a finding keeps of it.
-pub fn message_hash(message: &str) -> u64 {
+pub(super) fn message_hash(message: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     message_key(&excerpt(message).0).hash(&mut hasher);
@@ -568,7 +568,7 @@ pub fn message_hash(message: &str) -> u64 {
 /// A message with its numbers blanked, so the same error printed by eight
 /// ranks or GPU threads (`[Rank 3]`, `thread: [24,0,0]`, `0x7f5e…`) gives
 /// one key.
-pub fn message_key(message: &str) -> String {
+pub(super) fn message_key(message: &str) -> String {
     let mut key = String::with_capacity(message.len());
     let mut chars = message.trim().chars().peekable();
     while let Some(c) = chars.next() {

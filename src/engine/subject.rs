@@ -15,7 +15,7 @@ const MANAGERS: [&str; 6] =
 
 /// The unit or job a systemd message concerns.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
+pub(super) enum Subject {
     /// A unit name (`sglang.service`).
     Unit(String),
     /// A job description only (`Ollama Service`), when systemd prints
@@ -25,12 +25,12 @@ pub enum Subject {
 
 /// True if `identifier` is a service manager or the kernel, whose pid is
 /// not the pid of the process a message is about.
-pub fn is_manager(identifier: Option<&str>) -> bool {
+pub(super) fn is_manager(identifier: Option<&str>) -> bool {
     identifier.is_some_and(|i| MANAGERS.contains(&i))
 }
 
 /// The subject of a message from systemd (PID 1 or a user manager).
-pub fn subject_of(event: &Event) -> Option<Subject> {
+pub(super) fn subject_of(event: &Event) -> Option<Subject> {
     if event.identifier() != Some("systemd") {
         return None;
     }
@@ -54,12 +54,12 @@ pub fn subject_of(event: &Event) -> Option<Subject> {
 
 /// The message of an event's first line, or of its second when a
 /// terminal hard-wrapped the first after its prefix (`… systemd[1]:`).
-pub fn first_message(event: &Event) -> &str {
+pub(super) fn first_message(event: &Event) -> &str {
     event.lines.iter().take(2).map(|l| l.message()).find(|m| !m.is_empty()).unwrap_or("")
 }
 
 /// `sglang.service`, `session-3.scope`…
-pub fn is_unit_name(name: &str) -> bool {
+pub(super) fn is_unit_name(name: &str) -> bool {
     const SUFFIXES: [&str; 7] = [".service", ".scope", ".socket", ".mount", ".timer", ".slice", ".target"];
     SUFFIXES.iter().any(|s| name.ends_with(s) && name.len() > s.len()) && !name.contains(' ')
 }

@@ -5,7 +5,7 @@
 /// (host, identifier, pid, process tag, rank tags). A log without them
 /// has one writer.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Writer<'a> {
+pub(super) struct Writer<'a> {
     pub host: Option<&'a str>,
     pub identifier: Option<&'a str>,
     pub pid: Option<u32>,
@@ -18,7 +18,7 @@ impl Writer<'_> {
     ///
     /// Computed for every line while some failure's writer is awaited, so
     /// it is a few multiplications, not a general-purpose hasher.
-    pub fn key(&self) -> u64 {
+    pub(super) fn key(&self) -> u64 {
         let mut key = Mixer(0x9e37_79b9_7f4a_7c15);
         for field in [self.host, self.identifier, self.process, self.ranks] {
             match field {

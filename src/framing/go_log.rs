@@ -16,7 +16,7 @@ use super::{Format, Level, Record};
 
 /// A logfmt message without the quote that closed its `msg` value, when
 /// no field follows it (`Failed to watch metrics"`).
-pub fn without_closing_quote(message: &str) -> &str {
+pub(super) fn without_closing_quote(message: &str) -> &str {
     match message.strip_suffix('"') {
         Some(text) if !text.contains('"') => text,
         _ => message,

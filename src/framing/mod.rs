@@ -3,13 +3,13 @@
 //! A line carries prefixes, outermost first:
 //!
 //! 1. **transport**: a journalctl short-family stamp with host and
-//!    identifier, a syslog stamp, a dmesg stamp ([`transport`]);
+//!    identifier, a syslog stamp, a dmesg stamp (`transport`);
 //! 2. **wrappers**: container and collector stamps, docker compose's
-//!    `service  | ` ([`wrapper`]);
+//!    `service  | ` (`wrapper`);
 //! 3. **process tags**: vLLM/Ray `(Name pid=N)`, torch's `[rankN]:`, NCCL's
-//!    `host:pid:tid [dev]` ([`wrapper`]);
+//!    `host:pid:tid [dev]` (`wrapper`);
 //! 4. **application header**: sglang `[ts TP0]`, vLLM `LEVEL MM-DD hh:mm:ss
-//!    [file:line]`, torch c10 `[E… file:line]`, uvicorn `INFO:` ([`app`]).
+//!    [file:line]`, torch c10 `[E… file:line]`, uvicorn `INFO:` (`app`).
 //!
 //! Each layer fills fields of a [`Record`]; detection is per line because
 //! inputs mix formats. A record can also start in the middle of a line, after
@@ -108,6 +108,9 @@ crate::named_enum! {
     /// A recognised prefix format; sources report which ones they contained.
     #[derive(PartialOrd, Ord)]
     #[repr(u8)]
+    // Each format is known by its name, which the README's table of
+    // formats describes.
+    #[allow(missing_docs)]
     pub enum Format {
         JournalShort = "journal-short",
         JournalShortPrecise = "journal-short-precise",

@@ -6,7 +6,7 @@
 
 /// Whether a clock may carry a fraction of a second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fraction {
+pub(super) enum Fraction {
     /// `HH:MM:SS` only.
     Never,
     /// `HH:MM:SS` or `HH:MM:SS.123456`.
@@ -17,7 +17,7 @@ pub enum Fraction {
 /// match leaves the position where it was only if the caller restores it;
 /// parsers work on a copy and commit by returning the new position.
 #[derive(Clone, Copy)]
-pub struct Scan<'a> {
+pub(super) struct Scan<'a> {
     bytes: &'a [u8],
     /// Index of the next unread byte.
     pub pos: usize,
@@ -25,22 +25,22 @@ pub struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     /// Starts at `pos` in `text`.
-    pub fn at(text: &'a str, pos: usize) -> Self {
+    pub(super) fn at(text: &'a str, pos: usize) -> Self {
         Scan { bytes: text.as_bytes(), pos }
     }
 
     /// The next byte, if any.
-    pub fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
     /// True when every byte was consumed.
-    pub fn at_end(&self) -> bool {
+    pub(super) fn at_end(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 
     /// Consumes `lit` if the input continues with it.
-    pub fn lit(&mut self, lit: &str) -> bool {
+    pub(super) fn lit(&mut self, lit: &str) -> bool {
         if self.bytes[self.pos..].starts_with(lit.as_bytes()) {
             self.pos += lit.len();
             true
@@ -50,7 +50,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Consumes one byte equal to `b`.
-    pub fn byte(&mut self, b: u8) -> bool {
+    pub(super) fn byte(&mut self, b: u8) -> bool {
         if self.peek() == Some(b) {
             self.pos += 1;
             true
@@ -60,7 +60,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Consumes between `min` and `max` ASCII digits; returns their value.
-    pub fn digits(&mut self, min: usize, max: usize) -> Option<u64> {
+    pub(super) fn digits(&mut self, min: usize, max: usize) -> Option<u64> {
         let start = self.pos;
         let mut value: u64 = 0;
         while self.pos - start < max {
@@ -81,7 +81,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Consumes bytes while `pred` holds; returns how many.
-    pub fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
+    pub(super) fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
         let start = self.pos;
         while let Some(b) = self.peek() {
             if !pred(b) {
@@ -93,12 +93,12 @@ impl<'a> Scan<'a> {
     }
 
     /// Consumes any number of spaces; returns how many.
-    pub fn spaces(&mut self) -> usize {
+    pub(super) fn spaces(&mut self) -> usize {
         self.take_while(|b| b == b' ')
     }
 
     /// `HH:MM:SS`, followed by a fraction (`.123`) if `fraction` allows one.
-    pub fn clock(&mut self, fraction: Fraction) -> bool {
+    pub(super) fn clock(&mut self, fraction: Fraction) -> bool {
         let save = *self;
         let ok = self.digits(2, 2).is_some()
             && self.byte(b':')
@@ -119,7 +119,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `YYYY-MM-DD`.
-    pub fn date(&mut self) -> bool {
+    pub(super) fn date(&mut self) -> bool {
         let save = *self;
         let ok = self.digits(4, 4).is_some()
             && self.byte(b'-')
@@ -135,7 +135,7 @@ impl<'a> Scan<'a> {
 
 /// 0x80 in each byte of `word` (eight bytes at a time) that is an ASCII
 /// digit.
-pub fn digit_bytes(word: u64) -> u64 {
+pub(crate) fn digit_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // With each byte's high bit cleared no addition carries into the next

@@ -31,7 +31,7 @@ impl Span {
 
 crate::framing::writer_fields! {
     /// A [`Record`] whose text fields are ranges into a text buffer (absent
-    /// fields are [`Span::ABSENT`]: a batch holds thousands of these, so they
+    /// fields are `Span::ABSENT`: a batch holds thousands of these, so they
     /// are kept small).
     #[derive(Debug, Clone, Copy)]
     pub struct RecordSpans {

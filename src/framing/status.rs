@@ -55,7 +55,7 @@ const GLYPHS: [&str; 6] = ["● ", "× ", "○ ", "↻ ", "* ", "x "];
 
 /// Frames a line with no transport prefix as a status-block line or a
 /// bare systemd message; returns where its message starts.
-pub fn parse<'a>(line: &'a str, record: &mut Record<'a>) -> Option<usize> {
+pub(super) fn parse<'a>(line: &'a str, record: &mut Record<'a>) -> Option<usize> {
     let first = *line.as_bytes().first()?;
     if first == b' ' {
         return block_line(line, record);

@@ -18,7 +18,7 @@ const CATALOG_FIELDS: [&str; 4] = ["-- Subject: ", "-- Defined-By: ", "-- Suppor
 
 /// Recognises journalctl's `-- … --` separator and header lines, and the
 /// catalog lines `journalctl -x` adds (`░░ …`; `-- …` before v246).
-pub fn separator(line: &str) -> Option<Separator> {
+pub(super) fn separator(line: &str) -> Option<Separator> {
     if line.starts_with("░░") {
         return Some(Separator::Catalog);
     }
@@ -63,7 +63,7 @@ fn is_boot_id(inner: &str) -> bool {
 
 /// Parses a transport prefix at `pos`; returns the position after it (or
 /// `pos` when there is none).
-pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
+pub(super) fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
     let first = match line.as_bytes().get(pos) {
         Some(&b) => b,
         None => return pos,

@@ -16,7 +16,7 @@ use super::scan::{Fraction, Scan};
 use super::{Format, Record};
 
 /// Strips stacked wrappers at `pos`; returns the position after them.
-pub fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
+pub(super) fn parse_wrappers<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
     for _ in 0..4 {
         let next = container_stamp(line, pos, record)
             .or_else(|| s6_stamp(line, pos, record))
@@ -159,7 +159,7 @@ fn kubectl_prefix<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Opt
 }
 
 /// Strips process tags at `pos`; returns the position after them.
-pub fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
+pub(super) fn parse_process_tags<'a>(line: &'a str, mut pos: usize, record: &mut Record<'a>) -> usize {
     if let Some(after) = srun_label(line, pos, record) {
         pos = after;
     }

@@ -8,19 +8,19 @@ use std::io::{self, Read};
 /// Whether `head` ends its lines with a carriage return alone: it holds
 /// two or more and no line feed (a progress bar's redraws end with a line
 /// feed somewhere in a log's first kilobytes).
-pub fn ends_lines_with_cr(head: &[u8]) -> bool {
+pub(super) fn ends_lines_with_cr(head: &[u8]) -> bool {
     !head.contains(&b'\n') && head.iter().filter(|&&b| b == b'\r').count() >= 2
 }
 
 /// Reads text with `\r` line ends as text with `\n` ones (a `\r\n` pair,
 /// should one come later, stays one line end).
-pub struct CrLines<R> {
+pub(super) struct CrLines<R> {
     inner: R,
     after_cr: bool,
 }
 
 impl<R: Read> CrLines<R> {
-    pub fn new(inner: R) -> Self {
+    pub(super) fn new(inner: R) -> Self {
         CrLines { inner, after_cr: false }
     }
 }

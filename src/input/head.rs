@@ -41,7 +41,7 @@ pub fn with_head_until<R: BufRead>(
 }
 
 /// A part's reader after [`with_head`]: its head again, then the rest.
-pub type WithHead<R> = io::Chain<io::Cursor<Vec<u8>>, Deferred<R>>;
+pub(super) type WithHead<R> = io::Chain<io::Cursor<Vec<u8>>, Deferred<R>>;
 
 /// A reader whose first read reports an error met earlier.
 pub struct Deferred<R> {

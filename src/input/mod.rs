@@ -178,8 +178,8 @@ pub fn open_part(part: &Part) -> Result<Box<dyn BufRead + Send>, InputError> {
 }
 
 /// Wraps a byte stream in a buffered reader, decompressing by magic bytes,
-/// reading UTF-16 or UTF-32 text as UTF-8 (see [`wide`]) and lines ended
-/// by a carriage return alone as lines (see [`carriage`]).
+/// reading UTF-16 or UTF-32 text as UTF-8 (see `wide`) and lines ended
+/// by a carriage return alone as lines (see `carriage`).
 pub fn decode(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     let decompressed = decompress(raw)?;
     let (head, reader) = with_head(decompressed, wide::LOOKED_AT);

@@ -21,7 +21,7 @@ enum Age {
 
 /// Groups the files of a walked directory into sources (found by the walk), rotated files of
 /// one log together. Sources come out in path order of their logs.
-pub fn group(files: Vec<PathBuf>) -> Vec<Source> {
+pub(super) fn group(files: Vec<PathBuf>) -> Vec<Source> {
     let mut logs: BTreeMap<PathBuf, Vec<(Age, PathBuf)>> = BTreeMap::new();
     for file in files {
         let (base, age) = rotation_of(&file);

@@ -12,7 +12,7 @@ const VALUE_BYTES: usize = 256 << 10;
 
 /// The search for the message of the runaway line being read.
 #[derive(Debug, Default)]
-pub struct MessageSalvage {
+pub(super) struct MessageSalvage {
     /// The line's kept start already has a message, or one was put there.
     done: bool,
     /// Whether the kept start was searched.
@@ -23,7 +23,7 @@ pub struct MessageSalvage {
 
 impl MessageSalvage {
     /// The next line starts afresh.
-    pub fn reset(&mut self) {
+    pub(super) fn reset(&mut self) {
         *self = MessageSalvage::default();
     }
 
@@ -31,7 +31,7 @@ impl MessageSalvage {
     /// kept) is about to be dropped: when the line is a JSON object whose
     /// kept start has no message and the dropped bytes hold one, the start
     /// becomes `{"MESSAGE":…,` and the rest of the old start, cut to fit.
-    pub fn before_drop(&mut self, line: &mut [u8], drop: usize, end: usize) {
+    pub(super) fn before_drop(&mut self, line: &mut [u8], drop: usize, end: usize) {
         if self.done || line.first() != Some(&b'{') {
             return;
         }

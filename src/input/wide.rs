@@ -9,9 +9,13 @@ use std::io::{self, Read};
 /// A text encoding wider than a byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wide {
+    /// UTF-16, little-endian (what Windows tools write).
     Utf16Le,
+    /// UTF-16, big-endian.
     Utf16Be,
+    /// UTF-32, little-endian.
     Utf32Le,
+    /// UTF-32, big-endian.
     Utf32Be,
 }
 
@@ -35,7 +39,7 @@ impl Wide {
 }
 
 /// Bytes enough to tell a wide encoding without a byte-order mark.
-pub const LOOKED_AT: usize = 4096;
+pub(super) const LOOKED_AT: usize = 4096;
 
 /// Below this many code units, text without a byte-order mark is too short
 /// to tell.

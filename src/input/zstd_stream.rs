@@ -17,7 +17,7 @@ use zstd::zstd_safe::{get_error_name, DCtx, InBuffer, OutBuffer};
 const FRAME_START: usize = 5;
 
 /// A zstd stream (one or more frames), decoded.
-pub struct ZstdReader<R> {
+pub(super) struct ZstdReader<R> {
     inner: R,
     decoder: DCtx<'static>,
     out: Vec<u8>,
@@ -35,7 +35,7 @@ pub struct ZstdReader<R> {
 
 impl<R: BufRead> ZstdReader<R> {
     /// Decodes the zstd stream `inner`.
-    pub fn new(inner: R) -> io::Result<Self> {
+    pub(super) fn new(inner: R) -> io::Result<Self> {
         let mut decoder = DCtx::create();
         decoder.init().map_err(zstd_error)?;
         Ok(ZstdReader {

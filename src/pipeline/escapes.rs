@@ -30,7 +30,7 @@ pub fn without_escapes(text: &str) -> Cow<'_, str> {
 /// shown as `^[`, or lost. Only such lines are searched for more (vLLM's
 /// process tag is coloured at the start of every line).
 #[inline]
-pub fn opens_with_pasted_colour(text: &str) -> bool {
+pub(super) fn opens_with_pasted_colour(text: &str) -> bool {
     let bytes = text.as_bytes();
     match bytes.first() {
         Some(b'^') => bytes.get(1) == Some(&b'[') && control_sequence_len(&bytes[2..]).is_some(),

@@ -2,7 +2,7 @@
 //! the same code as batch mode (shape sniffing, every journal format, the
 //! line cap, framing, grouping) and hands events over a bounded channel in
 //! batches, so it never runs ahead of the judge by more than
-//! [`IN_FLIGHT`] batches of [`BATCH`] events. A batch goes out when it is
+//! `IN_FLIGHT` batches of `BATCH` events. A batch goes out when it is
 //! full, and whenever the input goes idle or other news must follow it.
 //!
 //! Line numbers are the file's own: each file the path had (after a
@@ -35,23 +35,37 @@ const BATCH: usize = 256;
 pub enum Fed {
     /// The next events, in order.
     Events(Vec<Box<Event>>),
-    /// The input has nothing more for now. `pending` are copies of the
-    /// events still open (see [`Sink::idle`]); `lines` is the last
-    /// line number read and `formats` the prefix formats seen so far.
-    Idle { pending: Vec<Box<Event>>, lines: u64, formats: FormatSet },
+    /// The input has nothing more for now.
+    Idle {
+        /// Copies of the events still open (see [`Sink::idle`]).
+        pending: Vec<Box<Event>>,
+        /// The last line number read.
+        lines: u64,
+        /// The prefix formats seen so far.
+        formats: FormatSet,
+    },
     /// A file begins (see [`Part`]): the first one, or the one after a
     /// truncation or a rotation; a newest-first one is announced again
     /// once it is known how it was put in time order.
     Part(Part),
     /// Something the report should say about the input.
     Notice(Notice),
-    /// The file whose lines begin at stream line `first_line` was rotated
-    /// away and now has the name `name`.
-    Renamed { first_line: u64, name: String },
+    /// A file was rotated away and has a new name.
+    Renamed {
+        /// The stream line its lines begin at.
+        first_line: u64,
+        /// Its new name.
+        name: String,
+    },
     /// The followed path does not exist (yet).
     Waiting,
     /// The input ended (a stream closed); every event came before.
-    Ended { lines: u64, formats: FormatSet },
+    Ended {
+        /// The last line number read.
+        lines: u64,
+        /// The prefix formats seen.
+        formats: FormatSet,
+    },
     /// Reading failed; nothing more comes.
     Failed(io::Error),
 }

@@ -32,7 +32,7 @@ const BATCHES_IN_FLIGHT: usize = 8;
 
 /// Framed lines and the text they borrow from.
 #[derive(Default)]
-pub struct FramedBatch {
+pub(super) struct FramedBatch {
     text: String,
     lines: Vec<FramedLine>,
     /// The records that start mid-line (rare), by line index.
@@ -138,7 +138,7 @@ impl FramedBatch {
     }
 
     /// Empties the batch, keeping its buffers.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.text.clear();
         self.lines.clear();
         self.embedded.clear();
@@ -151,7 +151,7 @@ impl FramedBatch {
 
     /// Calls `each` with every line (number, byte offset, text, records,
     /// the records' classes) in order; stops at the first error.
-    pub fn for_each(
+    pub(super) fn for_each(
         &self,
         mut each: impl FnMut(u64, u64, &str, &Framed<'_>, Kinds) -> io::Result<()>,
     ) -> io::Result<()> {
@@ -180,7 +180,7 @@ impl FramedBatch {
 
 /// The classes of a framed line's records (see [`classify`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Kinds {
+pub(super) struct Kinds {
     /// The class of the record that starts the line.
     pub first: LineKind,
     /// The class of the record that starts mid-line, if there is one.
@@ -192,7 +192,7 @@ pub struct Kinds {
 
 /// The grouping end of a framing thread: batches arrive in order; used
 /// ones go back.
-pub struct Framings {
+pub(super) struct Framings {
     /// Framed lines, in input order.
     pub batches: Receiver<FramedBatch>,
     /// Where used batches go back.
@@ -200,13 +200,13 @@ pub struct Framings {
 }
 
 /// The framing end: where batches go, and where used ones come back from.
-pub struct Framer {
+pub(super) struct Framer {
     to_grouping: SyncSender<FramedBatch>,
     used: Receiver<FramedBatch>,
 }
 
 /// A connected framer and grouping end.
-pub fn channel() -> (Framer, Framings) {
+pub(super) fn channel() -> (Framer, Framings) {
     let (to_grouping, batches) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
     let (used_tx, used) = mpsc::channel();
     (Framer { to_grouping, used }, Framings { batches, used: used_tx })
@@ -216,7 +216,7 @@ impl Framer {
     /// Reads and frames every line of `reader`, numbering from `first`,
     /// and sends them in batches. Stops early, without an error, if the
     /// grouping end has gone away (it failed and reports why).
-    pub fn run<R: BufRead>(self, reader: R, first: u64) -> TextRead<R> {
+    pub(super) fn run<R: BufRead>(self, reader: R, first: u64) -> TextRead<R> {
         frame_batches(reader, first, |batch| {
             let mut next = self.used.try_recv().unwrap_or_default();
             next.clear();
@@ -231,7 +231,7 @@ impl Framer {
 /// short; `full` leaves the batch empty for the lines that follow, or
 /// returns false to stop reading. Stops before a structured journal that
 /// follows the text, and gives it back.
-pub fn frame_batches<R: BufRead>(
+pub(super) fn frame_batches<R: BufRead>(
     reader: R,
     first: u64,
     mut full: impl FnMut(&mut FramedBatch) -> bool,

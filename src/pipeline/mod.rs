@@ -12,11 +12,11 @@
 //!
 //! The rooms, in the order a line passes them: [`intake`] (the part loop:
 //! shape, newest-first order, notices), [`session`] (a stream read part
-//! after part), `text` and [`structured`] (the reading strategies),
+//! after part), `text` and `structured` (the reading strategies),
 //! `shapes` (lines read apart from framing), `feeder` (records into the
 //! grouper, events out to the sink). In batch mode text is framed a batch
 //! of lines at a time (for a large source on a thread of its own,
-//! [`framer`], while this one groups lines into events and hands them
+//! `framer`, while this one groups lines into events and hands them
 //! on). Most lines of a serving log are an event of one record by
 //! themselves: the framer marks them, and they reach the sink as records
 //! ([`Sink::take_record`]) without being grouped. A followed input

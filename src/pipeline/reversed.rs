@@ -15,7 +15,7 @@ mod store;
 
 use std::io::{self, BufRead, Read};
 
-pub use stamps::{looks_reversed, too_few_stamps};
+pub(super) use stamps::{looks_reversed, too_few_stamps};
 use store::{Backward, Store};
 
 use crate::framing::journal::layout::{is_verbose_header, Shape};
@@ -23,10 +23,10 @@ use crate::input::Reversal;
 
 /// Most of a newest-first input held in memory to reorder it; beyond
 /// this, it goes to a temporary file.
-pub const HOLD_BYTES: usize = 8 << 20;
+pub(super) const HOLD_BYTES: usize = 8 << 20;
 
 /// A newest-first input, stored, and read back oldest first.
-pub struct Reordered {
+pub(super) struct Reordered {
     /// Where each stream line of the reordered input is in the file.
     pub reversal: Reversal,
     /// The input's entries, oldest first.
@@ -40,7 +40,7 @@ pub struct Reordered {
 /// temporary file), noting where its entries start, and gives it back
 /// with its entries in reverse order. `shape` is the structured journal
 /// shape (entries of several lines), or `None` for one entry per line.
-pub fn reorder(reader: impl BufRead, shape: Option<Shape>) -> io::Result<Reordered> {
+pub(super) fn reorder(reader: impl BufRead, shape: Option<Shape>) -> io::Result<Reordered> {
     reorder_holding(reader, shape, HOLD_BYTES)
 }
 

@@ -80,7 +80,7 @@ pub trait Sink {
     }
 }
 
-/// Used events kept for the grouper to reuse, up to [`SPARE_EVENTS`].
+/// Used events kept for the grouper to reuse, up to `SPARE_EVENTS`.
 #[derive(Default)]
 pub struct Spares(Vec<Box<Event>>);
 

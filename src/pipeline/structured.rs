@@ -19,7 +19,7 @@ use crate::input::LineReader;
 
 /// Reads a structured journal of `shape` into the feeder; `first` is the
 /// number and byte offset of its first line.
-pub fn read<R: BufRead>(
+pub(super) fn read<R: BufRead>(
     reader: R,
     shape: Shape,
     first: (u64, u64),

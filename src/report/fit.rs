@@ -12,14 +12,14 @@ use textwrap::{WordSeparator, WordSplitter, WrapAlgorithm};
 use unicode_width::UnicodeWidthChar;
 
 /// The display width of `text` (colour codes take no columns).
-pub fn width_of(text: &str) -> usize {
+pub(super) fn width_of(text: &str) -> usize {
     textwrap::core::display_width(text)
 }
 
 /// Appends `text` as lines of at most `width` columns: the first after
 /// `first`, the others after `rest` (a hanging indent). Words longer than
 /// a line are broken; with no width, `text` stays one line.
-pub fn push_wrapped(out: &mut String, width: Option<usize>, first: &str, rest: &str, text: &str) {
+pub(super) fn push_wrapped(out: &mut String, width: Option<usize>, first: &str, rest: &str, text: &str) {
     let Some(width) = width else {
         let _ = writeln!(out, "{first}{text}");
         return;
@@ -39,7 +39,7 @@ pub fn push_wrapped(out: &mut String, width: Option<usize>, first: &str, rest: &
 
 /// `text` cut to at most `room` columns, the cut marked with `…` (which
 /// takes the last column); `None`: whole.
-pub fn cut(text: &str, room: Option<usize>) -> Cow<'_, str> {
+pub(super) fn cut(text: &str, room: Option<usize>) -> Cow<'_, str> {
     let Some(room) = room else { return Cow::Borrowed(text) };
     if width_of(text) <= room {
         return Cow::Borrowed(text);

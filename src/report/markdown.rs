@@ -28,7 +28,7 @@ pub struct MarkdownOptions {
 }
 
 /// Renders the whole report.
-pub fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
+pub(super) fn render(diagnosis: &Diagnosis, options: &MarkdownOptions) -> String {
     let layout = Layout::of(diagnosis, !options.verbose);
     let shown: Vec<&Run> = layout.shown.iter().map(|&i| &diagnosis.runs[i]).collect();
     let mut out = format!("## logdiag: {}\n\n", verdict_name(diagnosis.verdict));

@@ -23,7 +23,7 @@ const BOLD: Sgr = Sgr("1");
 
 /// Paints spans of the report, or leaves them plain.
 #[derive(Debug, Clone, Copy)]
-pub struct Paint(pub Color);
+pub(super) struct Paint(pub Color);
 
 impl Paint {
     fn span(self, sgr: Sgr, text: &str) -> String {
@@ -35,7 +35,7 @@ impl Paint {
 
     /// The report's last line: a crash in red, a hang or a collapse in
     /// yellow, no crash in green.
-    pub fn verdict(self, verdict: Verdict, text: &str) -> String {
+    pub(super) fn verdict(self, verdict: Verdict, text: &str) -> String {
         let sgr = match verdict {
             Verdict::Crash => BOLD_RED,
             Verdict::Hung | Verdict::Degraded => BOLD_YELLOW,
@@ -46,7 +46,7 @@ impl Paint {
 
     /// A run's outcome: what went wrong in bold red or yellow, a healthy
     /// run in green, a run on its way up or down in cyan, unknown plain.
-    pub fn outcome(self, outcome: Outcome, text: &str) -> String {
+    pub(super) fn outcome(self, outcome: Outcome, text: &str) -> String {
         match outcome {
             Outcome::Crash => self.span(BOLD_RED, text),
             Outcome::Hung | Outcome::Degraded => self.span(BOLD_YELLOW, text),
@@ -57,22 +57,22 @@ impl Paint {
     }
 
     /// A collapse (`DEGRADED`): as loud as a hang.
-    pub fn degraded(self, text: &str) -> String {
+    pub(super) fn degraded(self, text: &str) -> String {
         self.span(BOLD_YELLOW, text)
     }
 
     /// The `>` that marks the decisive line, with its number.
-    pub fn decisive_mark(self, text: &str) -> String {
+    pub(super) fn decisive_mark(self, text: &str) -> String {
         self.span(BOLD_RED, text)
     }
 
     /// The decisive line's text.
-    pub fn decisive_text(self, text: &str) -> String {
+    pub(super) fn decisive_text(self, text: &str) -> String {
         self.span(BOLD, text)
     }
 
     /// A rule id.
-    pub fn rule(self, id: &str) -> String {
+    pub(super) fn rule(self, id: &str) -> String {
         self.span(MAGENTA, id)
     }
 }

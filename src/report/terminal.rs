@@ -45,7 +45,7 @@ const UNKNOWN_TERMINAL_WIDTH: usize = 240;
 
 /// Narrowest width the layout honours: below it, lines are laid out as if
 /// the terminal were this wide.
-pub const MIN_WIDTH: usize = 20;
+pub(super) const MIN_WIDTH: usize = 20;
 
 /// How the text report is laid out. The default is a pipe's: no width
 /// limit, no colour, whole lines.

@@ -24,7 +24,7 @@ use crate::engine::diagnosis::{line_span, phase, Diagnosis, Outcome, Run, Verdic
 const HANGING: &str = "  ";
 
 /// Renders the whole report.
-pub fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
+pub(super) fn render(diagnosis: &Diagnosis, options: &TextOptions) -> String {
     let mut out = String::new();
     let terminal = &options.terminal;
     let paint = Paint(terminal.color);

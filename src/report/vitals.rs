@@ -30,7 +30,7 @@ const CHANGED_ARGS_SHOWN: usize = 8;
 /// The throughput block: one line per run that measured its speed (and,
 /// for a degraded or hung run or with `verbose`, a line of its other
 /// vitals), or nothing when none did. `runs` are numbered as in the report.
-pub fn throughput_block(runs: &[(usize, &Run)], verbose: bool, terminal: &Terminal) -> String {
+pub(super) fn throughput_block(runs: &[(usize, &Run)], verbose: bool, terminal: &Terminal) -> String {
     let measured: Vec<(usize, &Run)> = runs
         .iter()
         .copied()
@@ -116,7 +116,7 @@ fn other_vitals(vitals: &Vitals) -> String {
 }
 
 /// The series as at most `cells` bars, `top` the full bar.
-pub fn sparkline(series: &[Point], top: f64, cells: usize) -> String {
+pub(super) fn sparkline(series: &[Point], top: f64, cells: usize) -> String {
     if series.is_empty() || top <= 0.0 {
         return String::new();
     }
@@ -136,7 +136,7 @@ const COLLAPSE_INDENT: &str = "            ";
 
 /// The collapse of a run, for its details; `vs_number` is the compared
 /// run's number in the report.
-pub fn degraded_details(
+pub(super) fn degraded_details(
     out: &mut String,
     degraded: &Degraded,
     vs_number: Option<usize>,
@@ -182,7 +182,7 @@ pub fn degraded_details(
 }
 
 /// How a run hung, for its details.
-pub fn hang_details(out: &mut String, hang: &Hang, terminal: &Terminal) {
+pub(super) fn hang_details(out: &mut String, hang: &Hang, terminal: &Terminal) {
     let mut pending = Vec::new();
     if let Some(running) = hang.running.filter(|n| *n > 0) {
         pending.push(format!("{running} running"));
@@ -201,7 +201,7 @@ pub fn hang_details(out: &mut String, hang: &Hang, terminal: &Terminal) {
 }
 
 /// `14m 20s`, `2h 05m`, `45s`.
-pub fn duration(seconds: u64) -> String {
+pub(super) fn duration(seconds: u64) -> String {
     match seconds {
         s if s >= 3600 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
         s if s >= 60 => format!("{}m {:02}s", s / 60, s % 60),
@@ -210,7 +210,7 @@ pub fn duration(seconds: u64) -> String {
 }
 
 /// A figure with the precision it deserves: `3,670`, `28.4`, `3.58`, `0.229`.
-pub fn figure(value: f64) -> String {
+pub(super) fn figure(value: f64) -> String {
     let magnitude = value.abs();
     if magnitude >= 100.0 {
         let whole = format!("{:.0}", magnitude);

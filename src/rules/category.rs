@@ -5,6 +5,9 @@
 
 crate::named_enum! {
     /// A category of crash cause, or an outcome that is not a crash.
+    // What each means is `Category::meaning`, as `logdiag rules
+    // categories` prints it: written once, there.
+    #[allow(missing_docs)]
     pub enum Category {
         FlashinferUnsupportedArch = "flashinfer-unsupported-arch",
         JitCompileFailure = "jit-compile-failure",

@@ -10,7 +10,7 @@ use regex::{Regex, RegexBuilder};
 
 /// Largest compiled size of one rule regex; a user rule cannot make the
 /// tool slow or eat memory (matching is linear-time in any case).
-pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+pub(super) const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// A rule regex and, once needed, its compiled form.
 #[derive(Debug, Clone)]
@@ -71,7 +71,7 @@ impl LazyRegex {
 
     /// Checks that matching stays fast on any line: the regex's search
     /// automaton (its DFA, which the regex builds lazily while it matches)
-    /// must fit in [`DFA_SIZE_LIMIT`], measured over ASCII. A pattern such as `[ab]*a[ab]{60}X`
+    /// must fit in `DFA_SIZE_LIMIT`, measured over ASCII. A pattern such as `[ab]*a[ab]{60}X`
     /// needs exponentially many states: matching it would fall back to a
     /// much slower engine on lines that explore them. Returns why not.
     /// One that fits gets a lazy DFA cache that holds all of it, so lines
@@ -121,12 +121,12 @@ impl LazyRegex {
 /// whose automaton does not fit is refused ([`LazyRegex::check_automaton`]).
 /// The largest built-in rule needs a few MiB; a pattern that can force the
 /// lazy DFA to thrash needs exponentially many states, far beyond it.
-pub const DFA_SIZE_LIMIT: usize = 8 << 20;
+pub(super) const DFA_SIZE_LIMIT: usize = 8 << 20;
 
 /// Most memory one rule's lazy DFA may use while matching (the states a
 /// log visits), unless its whole automaton needs more: then it gets twice
 /// that ([`LazyRegex::check_automaton`]), at most twice [`DFA_SIZE_LIMIT`].
-pub const DFA_CACHE_LIMIT: usize = 2 << 20;
+pub(super) const DFA_CACHE_LIMIT: usize = 2 << 20;
 
 fn never() -> Regex {
     Regex::new(r"[^\s\S]").expect("a valid empty class")

@@ -22,7 +22,7 @@ const SEARCHES_BEFORE_DFA: u32 = 4096;
 
 /// Finds the rules that may match a line.
 #[derive(Debug, Clone)]
-pub struct Prefilter {
+pub(super) struct Prefilter {
     /// The shaped literals, in an automaton that is quick to build.
     automaton: AhoCorasick,
     /// The same as a DFA: about twice as fast to search, but it takes
@@ -48,7 +48,7 @@ const MEMO_MAX_SHAPE: usize = 512;
 /// A rule that may match a message, and what is already known of its
 /// regexes' verdicts on messages of the same shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Candidate {
+pub(super) struct Candidate {
     /// Index of the rule.
     pub rule: usize,
     /// What is known of its message regex on this shape.
@@ -59,14 +59,14 @@ pub struct Candidate {
 
 impl Candidate {
     /// A candidate of which nothing is known yet.
-    pub fn of(rule: usize) -> Self {
+    pub(super) fn of(rule: usize) -> Self {
         Candidate { rule, message: Known::Nothing, not: Known::Nothing }
     }
 }
 
 /// What is known of a regex's verdict on the messages of one shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Known {
+pub(super) enum Known {
     /// Nothing yet.
     Nothing,
     /// The verdict on every message of the shape (the regex is
@@ -82,7 +82,7 @@ pub enum Known {
 
 /// The candidates of a message, and the message of its shape to which
 /// [`Known::MatchedAt`] refers.
-pub struct Shaped<'s> {
+pub(super) struct Shaped<'s> {
     /// The rules that may match, in rule order.
     pub candidates: &'s mut [Candidate],
     /// The message of the shape whose bytes a [`Known::MatchedAt`] names:
@@ -95,7 +95,7 @@ pub struct Shaped<'s> {
 /// remembers the candidates of recent message shapes: a server repeats a
 /// few line templates millions of times with only the numbers changing.
 #[derive(Debug, Default, Clone)]
-pub struct CandidateScratch {
+pub(super) struct CandidateScratch {
     shape: Vec<u64>,
     bytes: Vec<u8>,
     bits: Vec<u64>,
@@ -135,7 +135,7 @@ impl Prefilter {
     /// Builds the prefilter for the rules' message regexes, in rule order,
     /// from each one's required literals (`None` if it has none or does
     /// not parse: such a rule is a candidate on every line).
-    pub fn new<'a>(required: impl IntoIterator<Item = Option<&'a [Vec<u8>]>>) -> Self {
+    pub(super) fn new<'a>(required: impl IntoIterator<Item = Option<&'a [Vec<u8>]>>) -> Self {
         let mut literals: Vec<Vec<u8>> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
@@ -176,7 +176,7 @@ impl Prefilter {
     /// found in its shape, so no rule is lost; a few more may be tried.
     /// The candidates are remembered with their shape, so what is known
     /// of their regexes' verdicts ([`Known`]) holds for later messages.
-    pub fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> Shaped<'s> {
+    pub(super) fn candidates<'s>(&self, message: &str, scratch: &'s mut CandidateScratch) -> Shaped<'s> {
         let CandidateScratch { shape, bytes, bits, out, unkept, memo, searches } = scratch;
         let len = message.len();
         let hash = shape_words(message.as_bytes(), shape);
@@ -230,7 +230,7 @@ impl Prefilter {
     }
 
     /// How many rules run on every line (no required literal).
-    pub fn unfiltered(&self) -> usize {
+    pub(super) fn unfiltered(&self) -> usize {
         self.unfiltered
     }
 }

@@ -15,13 +15,13 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// Shortest literal worth searching for; shorter ones match too often.
-pub const MIN_LITERAL: usize = 3;
+pub(super) const MIN_LITERAL: usize = 3;
 /// Most literals one regex may contribute (large alternations give up).
-pub const MAX_LITERALS: usize = 64;
+pub(super) const MAX_LITERALS: usize = 64;
 
 /// What the syntax tree of one regex tells.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegexFacts {
+pub(super) struct RegexFacts {
     /// A set of literals every match contains at least one of (see
     /// [`required_literals`]); `None` when there is no such set.
     pub literals: Option<Vec<Vec<u8>>>,
@@ -33,7 +33,7 @@ pub struct RegexFacts {
 
 /// The facts of a built-in rule's regex, as the build script stores them.
 #[derive(Debug)]
-pub struct StoredFacts {
+pub(super) struct StoredFacts {
     /// See [`RegexFacts::literals`].
     pub literals: Option<&'static [&'static [u8]]>,
     /// See [`RegexFacts::digit_blind`].
@@ -45,7 +45,7 @@ pub struct StoredFacts {
 impl RegexFacts {
     /// The facts of `pattern`: looked up in `stored` (sorted by pattern),
     /// or else parsed; `None` if it does not parse.
-    pub fn of(pattern: &str, stored: &[(&str, StoredFacts)]) -> Option<Self> {
+    pub(super) fn of(pattern: &str, stored: &[(&str, StoredFacts)]) -> Option<Self> {
         let Ok(found) = stored.binary_search_by(|(key, _)| (*key).cmp(pattern)) else {
             return Self::parse(pattern);
         };
@@ -58,7 +58,7 @@ impl RegexFacts {
     }
 
     /// Parses `pattern` and reads its facts; `None` if it does not parse.
-    pub fn parse(pattern: &str) -> Option<Self> {
+    pub(super) fn parse(pattern: &str) -> Option<Self> {
         let hir = regex_syntax::ParserBuilder::new().build().parse(pattern).ok()?;
         Some(RegexFacts {
             literals: required_literals(&hir),
@@ -72,7 +72,7 @@ impl RegexFacts {
 /// only in which ASCII digits they hold: no literal has a digit, and every
 /// class holds all ten digits or none. Its verdict on one message then
 /// holds for every message of the same shape.
-pub fn digit_blind(hir: &Hir) -> bool {
+pub(super) fn digit_blind(hir: &Hir) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => true,
         HirKind::Literal(literal) => !literal.0.iter().any(u8::is_ascii_digit),
@@ -91,7 +91,7 @@ pub fn digit_blind(hir: &Hir) -> bool {
 }
 
 /// Whether a regex names a capture group.
-pub fn named_captures(hir: &Hir) -> bool {
+pub(super) fn named_captures(hir: &Hir) -> bool {
     match hir.kind() {
         HirKind::Capture(capture) => capture.name.is_some() || named_captures(&capture.sub),
         HirKind::Repetition(repetition) => named_captures(&repetition.sub),
@@ -102,7 +102,7 @@ pub fn named_captures(hir: &Hir) -> bool {
 
 /// A set of literals every match of `hir` contains at least one of, each
 /// at least [`MIN_LITERAL`] bytes; `None` when there is no such set.
-pub fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+pub(super) fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     match hir.kind() {
         HirKind::Literal(literal) => (literal.0.len() >= MIN_LITERAL).then(|| vec![literal.0.to_vec()]),
         HirKind::Capture(capture) => required_literals(&capture.sub),

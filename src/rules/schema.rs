@@ -11,7 +11,7 @@ use toml::Spanned;
 /// One rule file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RuleFile {
+pub(super) struct RuleFile {
     /// Rule id; defaults to `<area>.<file stem>`.
     pub id: Option<Spanned<String>>,
     /// `cause`, `symptom`, `confirm`, `benign` or `marker`.
@@ -66,7 +66,7 @@ pub struct RuleFile {
 /// Match conditions; all given ones must hold.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MatchSpec {
+pub(super) struct MatchSpec {
     /// Regex on one line's message (prefixes removed).
     pub message: Spanned<String>,
     /// Regex the message must not match.
@@ -91,7 +91,7 @@ pub struct MatchSpec {
 /// Self-tests of a rule.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TestSpec {
+pub(super) struct TestSpec {
     /// Log excerpts the rule must match (at least one).
     pub samples: Vec<Spanned<String>>,
     /// Log excerpts the rule must not match.
@@ -144,7 +144,7 @@ const SECTIONS: &[(&str, &[(&str, bool)])] = &[
 
 /// A key that a rule file has and may not have, or lacks and must have.
 #[derive(Debug, PartialEq, Eq)]
-pub enum KeyFault {
+pub(super) enum KeyFault {
     /// `section.key` (or `key` at the top) is not a field.
     Unknown { section: &'static str, key: String },
     /// A required field is missing.
@@ -154,7 +154,7 @@ pub enum KeyFault {
 /// Every unknown and missing key of a rule file that is valid TOML, so a
 /// file with several slips gets them all named at once (serde stops at the
 /// first).
-pub fn key_faults(table: &toml::Table) -> Vec<KeyFault> {
+pub(super) fn key_faults(table: &toml::Table) -> Vec<KeyFault> {
     let mut faults = Vec::new();
     for (section, keys) in SECTIONS {
         let held =
@@ -177,7 +177,7 @@ pub fn key_faults(table: &toml::Table) -> Vec<KeyFault> {
 }
 
 /// The known keys of a section, for "did you mean".
-pub fn keys_of(section: &str) -> impl Iterator<Item = &'static str> + use<'_> {
+pub(super) fn keys_of(section: &str) -> impl Iterator<Item = &'static str> + use<'_> {
     SECTIONS
         .iter()
         .filter(move |(name, _)| *name == section)

@@ -45,7 +45,7 @@ pub struct ChangedArg {
     pub after: Option<String>,
 }
 
-/// Whether `message` may print launch arguments (cheap; [`read`] parses).
+/// Whether `message` may print launch arguments (cheap; `read` parses).
 pub fn is_args_line(message: &str) -> bool {
     message.starts_with("server_args=")
         || message.starts_with("non-default args: ")

@@ -17,7 +17,7 @@ use super::progress::{figures, Figures, ProgressKind};
 /// Most samples kept per run: beyond it, every other one is dropped and
 /// only every 2nd, 4th, … later line is read, so the sample stays spread
 /// evenly over the whole run.
-pub const MAX_SAMPLES: usize = 2048;
+pub(super) const MAX_SAMPLES: usize = 2048;
 /// Most example lines kept per run (thinned the same way).
 const MAX_EXEMPLARS: usize = 32;
 

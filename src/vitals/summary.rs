@@ -98,7 +98,7 @@ pub struct Point {
 }
 
 /// The `q` quantile (0 to 1) of sorted values, interpolated between ranks.
-pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+pub(super) fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
     let last = sorted.len().checked_sub(1)?;
     let rank = q.clamp(0.0, 1.0) * last as f64;
     let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
@@ -106,7 +106,7 @@ pub fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// The median of `values` (sorted here).
-pub fn median(mut values: Vec<f64>) -> Option<f64> {
+pub(super) fn median(mut values: Vec<f64>) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     quantile(&values, 0.5)
 }

@@ -34,8 +34,13 @@ pub enum Record<'a> {
     State(&'a Change),
     /// The followed file changed.
     File(FileChange),
-    /// The watch ends, with this exit, for this reason.
-    End { exit: Exit, reason: EndReason },
+    /// The watch ends.
+    End {
+        /// Its exit.
+        exit: Exit,
+        /// Why it ends.
+        reason: EndReason,
+    },
 }
 
 /// What happened to a followed file.

@@ -1,10 +1,11 @@
 //! Watching a log: the state of the current launch, reported as it
 //! changes, and when to stop (`logdiag watch --until …`). The
 //! [`Watcher`] is pure: diagnoses and times in, changes and decisions
-//! out. The [`follower`] runs the watch: it takes a followed input's news
+//! out. [`follow`] runs the watch: it takes a followed input's news
 //! from its reading thread into the engine, judges when the reader has
-//! caught up and as lines come, and prints each change through
-//! [`crate::report::watch`].
+//! caught up and as lines come, and hands each change to its caller as
+//! a [`Record`] (the command line prints them with
+//! [`crate::report::watch`]).
 //!
 //! - **The current launch** is the latest run in the log, whenever its
 //!   lines were written: a launch that crashed before watching began is
@@ -28,7 +29,7 @@
 //!   progress line retracts it.
 //! - **A collapse** (`degraded`): the engine's judgement of the run's speed
 //!   ([`crate::engine`]'s `degraded`), as soon as it has enough progress
-//!   lines to make it; `--until ready` ends on it with [`DEGRADED_EXIT`].
+//!   lines to make it; `--until ready` ends on it with [`Exit::Degraded`](crate::exit::Exit::Degraded).
 
 mod follower;
 mod watcher;

@@ -23,7 +23,7 @@ const MAX_HELD: usize = 20_000;
 
 /// An open guess.
 #[derive(Clone)]
-pub struct Guess {
+pub(super) struct Guess {
     /// The units that were waiting for a process when it was made.
     pub candidates: Vec<UnitId>,
     /// The processes bound by order, their writer, and their unit.
@@ -37,7 +37,7 @@ pub struct Guess {
 }
 
 /// What a process writing shows of an open guess.
-pub enum Check {
+pub(super) enum Check {
     /// Nothing against it.
     Holds,
     /// The process bound to a unit by guess wrote after that unit ended:
@@ -48,7 +48,7 @@ pub enum Check {
 impl Guess {
     /// A guess among `candidates`, whose state is `before`, binding `pid`
     /// (writer `identifier`) to `unit`.
-    pub fn new(
+    pub(super) fn new(
         candidates: Vec<UnitId>,
         before: Vec<UnitRuns>,
         pid: u32,
@@ -65,13 +65,13 @@ impl Guess {
     }
 
     /// Is unit `unit` one the guess chose among?
-    pub fn concerns(&self, unit: UnitId) -> bool {
+    pub(super) fn concerns(&self, unit: UnitId) -> bool {
         self.candidates.contains(&unit)
     }
 
     /// Holds a line routed to a candidate; false when the guess has held
     /// all it may and should stand as it is.
-    pub fn hold(&mut self, event: &Event) -> bool {
+    pub(super) fn hold(&mut self, event: &Event) -> bool {
         if self.held.len() >= MAX_HELD {
             return false;
         }
@@ -81,7 +81,7 @@ impl Guess {
 
     /// Process `pid` writes at `line`: was its guessed unit already over?
     /// Then it belongs to the one candidate that was not.
-    pub fn check(&self, pid: u32, line: u64) -> Check {
+    pub(super) fn check(&self, pid: u32, line: u64) -> Check {
         let Some(&(_, _, unit)) = self.bound.iter().find(|(p, _, _)| *p == pid) else {
             return Check::Holds;
         };
@@ -97,7 +97,7 @@ impl Guess {
     }
 
     /// Is every candidate over (nothing left to prove the guess wrong)?
-    pub fn settled(&self) -> bool {
+    pub(super) fn settled(&self) -> bool {
         self.candidates.iter().all(|c| self.ended.iter().any(|(u, _)| u == c))
     }
 }
@@ -105,7 +105,7 @@ impl Guess {
 impl Units {
     /// Holds `event`, routed to unit `index`, while a guess among units
     /// that include it is open.
-    pub fn hold(&mut self, index: usize, event: &Event) {
+    pub(crate) fn hold(&mut self, index: usize, event: &Event) {
         let id = self.list[index].id;
         let Some(guess) = self.guess.as_mut().filter(|g| g.concerns(id)) else { return };
         if !guess.hold(event) {
@@ -114,23 +114,23 @@ impl Units {
     }
 
     /// Is a guess open among units that include unit `index`?
-    pub fn holding(&self, index: usize) -> bool {
+    pub(crate) fn holding(&self, index: usize) -> bool {
         self.guess.as_ref().is_some_and(|g| g.concerns(self.list[index].id))
     }
 
     /// The lines to route again after a wrong guess was corrected.
-    pub fn take_replay(&mut self) -> Option<Vec<Event>> {
+    pub(crate) fn take_replay(&mut self) -> Option<Vec<Event>> {
         self.replay.take()
     }
 
     /// Whether lines wait to be routed again.
-    pub fn has_replay(&self) -> bool {
+    pub(crate) fn has_replay(&self) -> bool {
         self.replay.is_some()
     }
 
     /// What the report should say about attribution: corrected guesses,
     /// and guesses that stand.
-    pub fn notices(&self) -> Vec<Notice> {
+    pub(crate) fn notices(&self) -> Vec<Notice> {
         let mut notices = self.notices.clone();
         notices.extend(self.guess.as_ref().map(|g| self.standing_guess_notice(g)));
         notices

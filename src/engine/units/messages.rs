@@ -50,7 +50,7 @@ pub(super) fn names_match(name: &str, identifier: &str) -> bool {
 /// 1104 (python3)`, `Kill process 1104`, `reaped process 1104`,
 /// `…,pid=1104,…`, `python3[1104]: segfault at …`, `Xid (…): 31,
 /// pid=1104, …`.
-pub fn named_pid(message: &str) -> Option<u32> {
+pub(super) fn named_pid(message: &str) -> Option<u32> {
     // systemd-coredump: `Process 1104 (python3) of user 0 dumped core.`
     if let Some(rest) = message.strip_prefix("Process ") {
         return leading_number(rest)
@@ -90,7 +90,7 @@ fn leading_number(text: &str) -> Option<u32> {
 /// cgroup (`task_memcg=/system.slice/sglang.service`, `Killed
 /// /system.slice/x.service due to memory pressure`), the innermost unit on
 /// the path that is not a slice.
-pub fn cgroup_unit(message: &str) -> Option<&str> {
+pub(super) fn cgroup_unit(message: &str) -> Option<&str> {
     let path = if let Some(at) = message.find("task_memcg=") {
         let rest = &message[at + "task_memcg=".len()..];
         &rest[..rest.find(',').unwrap_or(rest.len())]

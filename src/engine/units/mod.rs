@@ -41,7 +41,7 @@ mod runs;
 /// Most units kept per source; beyond it, units with nothing notable are
 /// forgotten to make room (a boot of cron jobs and sessions can name
 /// thousands).
-pub const MAX_UNITS: usize = 1024;
+pub(super) const MAX_UNITS: usize = 1024;
 /// Most process bindings remembered per source (oldest forgotten first).
 const MAX_BINDINGS: usize = 8192;
 /// Most started units waiting for their first process.
@@ -52,7 +52,7 @@ const AWAIT_LINES: u64 = 2000;
 
 /// The runs of one unit.
 #[derive(Clone, Default)]
-pub struct UnitRuns {
+pub(super) struct UnitRuns {
     /// The unit's name (`sglang.service`, `pod/llm-0/server`), or `None`
     /// for a log that names none.
     pub name: Option<String>,
@@ -85,14 +85,14 @@ impl UnitRuns {
     /// program's or several (a journal of a whole boot, not a kernel log
     /// alone). A kernel line there that names no process is the boot's,
     /// not any one process's.
-    pub fn holds_a_boot(&self) -> bool {
+    pub(super) fn holds_a_boot(&self) -> bool {
         self.the_boot || (self.name.is_none() && self.boot_lines && self.writers != Writers::None)
     }
 
     /// Does the unit claim its processes: a named unit, pod or container,
     /// or the one unit of a log (not the boot's lines, nor a process no
     /// unit claimed)?
-    pub fn is_claimed(&self) -> bool {
+    pub(super) fn is_claimed(&self) -> bool {
         !self.process_group && !(self.name.is_none() && (self.boot_lines || self.writers == Writers::Many))
     }
 }
@@ -127,7 +127,7 @@ enum Claim {
 
 /// The units of one source, and how lines are routed to them.
 #[derive(Clone)]
-pub struct Units {
+pub(super) struct Units {
     /// The units, the home unit first.
     pub list: Vec<UnitRuns>,
     /// Where each unit is in `list`.
@@ -188,7 +188,7 @@ impl Default for Units {
 
 impl Units {
     /// A boot separator: every unit's next event starts a new run.
-    pub fn boot(&mut self) {
+    pub(super) fn boot(&mut self) {
         for unit in &mut self.list {
             unit.boot_pending = true;
         }
@@ -196,7 +196,7 @@ impl Units {
     }
 
     /// The index of the unit `event` belongs to.
-    pub fn route(&mut self, event: &Event) -> usize {
+    pub(super) fn route(&mut self, event: &Event) -> usize {
         let identifier = event.identifier();
         let pid = event.stream.pid;
         if is_boot_writer(identifier) {
@@ -221,7 +221,7 @@ impl Units {
     /// The index of the unit of a record, from line `line`, that names no
     /// unit and whose writer is not systemd or the kernel (see
     /// [`routes_by_writer`]): the unit its writer belongs to.
-    pub fn route_writer(&mut self, identifier: Option<&str>, pid: Option<u32>, line: u64) -> usize {
+    pub(super) fn route_writer(&mut self, identifier: Option<&str>, pid: Option<u32>, line: u64) -> usize {
         match identifier {
             None if pid.is_none() => self.home_line(None),
             // `-o with-unit` prints the unit in place of the writer.
@@ -539,7 +539,7 @@ fn is_boot_writer(identifier: Option<&str>) -> bool {
 
 /// Whether a record from `identifier` that names no unit goes where its
 /// writer goes ([`Units::route_writer`]), its message unread.
-pub fn routes_by_writer(identifier: Option<&str>) -> bool {
+pub(super) fn routes_by_writer(identifier: Option<&str>) -> bool {
     !is_boot_writer(identifier) && identifier != Some("systemd")
 }
 

@@ -28,14 +28,14 @@ impl UnitRuns {
     /// Does an event at `first_line` begin a new run after `run`, start
     /// marker or not? After a boot, and at the launch said to begin after
     /// line `launch_after` (`logdiag watch --after-line`).
-    pub fn forces_new_run(&self, launch_after: Option<u64>, run: &RunState, first_line: u64) -> bool {
+    pub(crate) fn forces_new_run(&self, launch_after: Option<u64>, run: &RunState, first_line: u64) -> bool {
         self.boot_pending || launch_after.is_some_and(|n| first_line > n && run.first_line <= n)
     }
 
     /// Whether its latest run has proven it is ready and an event from
     /// line `first` does not start a new one: readiness markers need not
     /// be matched again.
-    pub fn is_ready_for(&self, launch_after: Option<u64>, first: u64) -> bool {
+    pub(crate) fn is_ready_for(&self, launch_after: Option<u64>, first: u64) -> bool {
         self.runs
             .last()
             .is_some_and(|run| run.ready.is_some() && !self.forces_new_run(launch_after, run, first))
@@ -48,7 +48,7 @@ impl Units {
     /// unit (at [`MAX_SOURCE_RUNS`]): the oldest that recorded no failure,
     /// so a crash among a thousand launches is kept (the oldest run when
     /// every one failed).
-    pub fn start_run(&mut self, index: usize, first: u64) {
+    pub(crate) fn start_run(&mut self, index: usize, first: u64) {
         let unit = &mut self.list[index];
         if unit.runs.len() == MAX_RUNS {
             unit.drop_old_run();
@@ -70,7 +70,7 @@ impl RunState {
     /// own: one that served, stopped, or failed (its tail). The lines a
     /// launch prints before its first start marker (platform detection,
     /// import warnings, benign lines, start-up phases) belong to it.
-    pub fn is_split_by_start(&self, stage: Stage) -> bool {
+    pub(crate) fn is_split_by_start(&self, stage: Stage) -> bool {
         match self.max_stage {
             Some(seen) => seen >= stage || self.ended,
             None => self.ended || self.shows_an_earlier_launch(),
@@ -86,7 +86,7 @@ impl RunState {
 
     /// Is a systemd message about `subject` about this run's unit? When
     /// either side is unknown it is taken to be.
-    pub fn concerns(&self, subject: &Subject) -> bool {
+    pub(crate) fn concerns(&self, subject: &Subject) -> bool {
         match (subject, &self.unit, &self.subject) {
             (Subject::Unit(u), Some(unit), _) => u == unit,
             (_, _, Some(own)) => own == subject,

@@ -211,7 +211,7 @@ const HEADERS: &[Header] = &[
 ];
 
 /// Parses an application header at `pos`; returns the message position.
-pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
+pub(super) fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
     let header_end = HEADERS.iter().find_map(|header| (header.parse)(line, pos, record));
     let pos = match header_end {
         Some(end) => {
@@ -233,7 +233,7 @@ pub fn parse<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> usize {
 
 /// True if an application header that starts a new record begins at `pos`
 /// (used to split a line after a progress bar).
-pub fn starts_record(line: &str, pos: usize) -> bool {
+pub(super) fn starts_record(line: &str, pos: usize) -> bool {
     let mut scratch = Record::default();
     HEADERS
         .iter()

@@ -171,9 +171,13 @@ pub enum PrettyLine {
     Text,
     /// A line of an object not yet complete.
     Part,
-    /// The last line of an object, and the entry it held; `damaged` when
-    /// it was read only as far as it goes (a lone surrogate escape).
-    Entry { entry: PlacedEntry, damaged: bool },
+    /// The last line of an object, and the entry it held.
+    Entry {
+        /// The entry.
+        entry: PlacedEntry,
+        /// It was read only as far as it goes (a lone surrogate escape).
+        damaged: bool,
+    },
     /// The last line of an object that is not a journal entry.
     Unreadable,
 }

@@ -15,7 +15,7 @@ use crate::framing::{frame_line, Format};
 /// only go back in time (at least two stamped lines), or go back far
 /// more often than forward; or, when they never go forward, when its
 /// tracebacks read backwards (see [`traceback_order`]).
-pub fn looks_reversed(head: &[u8]) -> bool {
+pub(crate) fn looks_reversed(head: &[u8]) -> bool {
     let keys = stamp_keys(head);
     if keys.len() < 2 {
         return false;
@@ -63,7 +63,7 @@ fn traceback_order(head: &[u8]) -> (usize, usize) {
 /// Does this head show too few time stamps to tell their order: one or
 /// two so far, or none yet where stamps are expected (`stamped`: a
 /// structured journal, whose first entry may not have reached its stamp)?
-pub fn too_few_stamps(head: &[u8], stamped: bool) -> bool {
+pub(crate) fn too_few_stamps(head: &[u8], stamped: bool) -> bool {
     let keys = stamp_keys(head).len();
     keys < 3 && (keys > 0 || stamped)
 }

@@ -7,10 +7,10 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How much of a stored input is looked at at once when reading it back.
-pub const WINDOW_BYTES: usize = 1 << 20;
+pub(super) const WINDOW_BYTES: usize = 1 << 20;
 
 /// An input being stored.
-pub struct Store {
+pub(super) struct Store {
     memory: Vec<u8>,
     file: Option<File>,
     hold: usize,
@@ -19,17 +19,17 @@ pub struct Store {
 
 impl Store {
     /// A store that keeps up to `hold` bytes in memory.
-    pub fn new(hold: usize) -> Self {
+    pub(super) fn new(hold: usize) -> Self {
         Store { memory: Vec::new(), file: None, hold, len: 0 }
     }
 
     /// Bytes stored so far.
-    pub fn len(&self) -> u64 {
+    pub(super) fn len(&self) -> u64 {
         self.len
     }
 
     /// Stores the next bytes of the input.
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.len += bytes.len() as u64;
         if self.file.is_none() && self.memory.len() + bytes.len() <= self.hold {
             self.memory.extend_from_slice(bytes);
@@ -44,7 +44,7 @@ impl Store {
     }
 
     /// The stored input, ready to be read at any offset.
-    pub fn finish(self) -> io::Result<Stored> {
+    pub(super) fn finish(self) -> io::Result<Stored> {
         Ok(match self.file {
             Some(file) => Stored::File(file),
             None => Stored::Memory(self.memory),
@@ -85,7 +85,7 @@ fn unnamed_file() -> io::Result<File> {
 }
 
 /// A stored input.
-pub enum Stored {
+pub(crate) enum Stored {
     /// Small enough to hold.
     Memory(Vec<u8>),
     /// In an unnamed temporary file.
@@ -119,7 +119,7 @@ impl Stored {
 /// A stored input read from its end: each entry (a line, or a run of
 /// lines that [`Backward::new`] was told start entries) is handed out
 /// whole, in order, the last entry first. Every entry ends with a newline.
-pub struct Backward {
+pub(crate) struct Backward {
     stored: Stored,
     /// Entry starts (byte offsets, ascending), or `None`: one per line.
     entries: Option<Vec<u64>>,
@@ -143,13 +143,13 @@ struct Piece {
 impl Backward {
     /// Reads `stored` back entry by entry; `entries` are the offsets where
     /// entries start, when an entry spans lines.
-    pub fn new(mut stored: Stored, entries: Option<Vec<u64>>) -> io::Result<Self> {
+    pub(crate) fn new(mut stored: Stored, entries: Option<Vec<u64>>) -> io::Result<Self> {
         let rest = stored.len()?;
         Ok(Backward { stored, entries, rest, window: Vec::new(), window_at: 0, piece: Piece::default() })
     }
 
     /// Hands out the next bytes of the reversed input.
-    pub fn read_reversed(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) fn read_reversed(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
         }

@@ -40,7 +40,7 @@ const GENERIC: [&str; 20] = [
 /// The words of a line (lowercase; a camel-case name is split into its
 /// words, `OutOfMemoryError` into out, of, memory, error), but for filler
 /// words alone, and each pair of adjacent words; words every failure uses
-/// are left out (see [`GENERIC`]), and so are numbers, hex, one-letter
+/// are left out (see `GENERIC`), and so are numbers, hex, one-letter
 /// pieces and paths: they name an instance, not a kind of failure.
 pub fn features(line: &str) -> impl Iterator<Item = String> {
     let words: Vec<String> = words(line).into_iter().filter(|w| !GENERIC.contains(&w.as_str())).collect();
