@@ -108,7 +108,6 @@ fn month_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option
     if !s.byte(b' ') {
         return None;
     }
-    let clock_at = s.pos;
     if !s.clock(Fraction::Never) {
         return None;
     }
@@ -117,7 +116,6 @@ fn month_stamp<'a>(line: &'a str, pos: usize, record: &mut Record<'a>) -> Option
     if !s.byte(b' ') {
         return None;
     }
-    let _ = clock_at;
     let end = identity(line, s.pos, record)?;
     record.time = Some(&line[pos..stamp_end]);
     record.formats.insert(if padded {
