@@ -16,6 +16,8 @@ mod fixtures;
 mod generated;
 /// Hostile input and broken rules with the real binary.
 mod hostile;
+/// The sources' rooms: no file or function outgrows its size.
+mod house;
 /// What is read: directory walks, links, empty input, files that are not logs.
 mod inputs;
 /// The seed incident as the real journalctl prints it, in every mode.

@@ -1,16 +1,13 @@
 //! Who wrote a line, told apart by the fields of its prefixes: a failure's
 //! writer that goes on writing ordinary lines has outlived it.
 
-/// Who wrote a line: the fields of its prefixes that tell writers apart
-/// (host, identifier, pid, process tag, rank tags). A log without them
-/// has one writer.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Writer<'a> {
-    pub host: Option<&'a str>,
-    pub identifier: Option<&'a str>,
-    pub pid: Option<u32>,
-    pub process: Option<&'a str>,
-    pub ranks: Option<&'a str>,
+crate::framing::writer_fields! {
+    /// Who wrote a line: the writer fields that tell writers apart (not
+    /// the time, nor the unit, which a writer keeps). A log without them
+    /// has one writer.
+    #[derive(Debug, Clone, Copy, Default)]
+    pub(super) struct Writer<'a> {}
+    writer fields [host, identifier, pid, process, ranks]: text as pub Option<&'a str>, pid as pub Option<u32>
 }
 
 impl Writer<'_> {
