@@ -56,6 +56,7 @@ pub mod events;
 pub mod exit;
 pub mod framing;
 pub mod input;
+pub mod metrics;
 pub mod named;
 pub mod notice;
 pub mod pipeline;

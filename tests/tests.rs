@@ -32,6 +32,8 @@ mod markdown;
 mod memory;
 /// The same incident, the same diagnosis, whatever wraps it.
 mod metamorphic;
+/// `logdiag watch --metrics-file`: Prometheus metrics of what was judged.
+mod metrics;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
 /// The README's runnable examples, in a fresh home.

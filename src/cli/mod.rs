@@ -286,6 +286,12 @@ struct WatchArgs {
     /// Output format: text, or one JSON object per change (NDJSON).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
+    /// Also write the units' states, crashes, speeds and hangs as
+    /// Prometheus metrics to this file, whole at each change (for
+    /// node_exporter's textfile collector: a name ending in .prom in its
+    /// directory).
+    #[arg(long, value_name = "PATH")]
+    metrics_file: Option<PathBuf>,
     #[command(flatten)]
     rules: RuleArgs,
 }

@@ -5,12 +5,13 @@
 //! records go.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{load_rules, parse_duration, OutputFormat, WatchArgs};
 use crate::error::Error;
 use crate::exit::Exit;
+use crate::metrics::{write_atomically, Tally};
 use crate::pipeline::follow::{follow_file, follow_stream};
 use crate::report::escape::for_terminal;
 use crate::report::watch::{write_record, WatchForm};
@@ -55,9 +56,40 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> 
     };
     let name = source.clone();
     let following = Following::new(&rules, source, path, &args.units, options, timeout);
-    let mut report = |record: &Record<'_>, elapsed| write_record(out, form, &name, elapsed, record);
+    let mut metrics =
+        args.metrics_file.as_ref().map(|path| Metrics { path, tally: Tally::new(&name), written: None });
+    let mut report = |record: &Record<'_>, elapsed| {
+        if let Some(metrics) = metrics.as_mut() {
+            metrics.observe(record)?;
+        }
+        write_record(out, form, &name, elapsed, record)
+    };
     let mut waiting = || eprintln!("logdiag: waiting for {} to appear", for_terminal(&name));
     follow(following, &followed, &mut report, &mut waiting)
+}
+
+/// The metrics file and what it says.
+struct Metrics<'p> {
+    path: &'p Path,
+    tally: Tally,
+    /// What the file holds now.
+    written: Option<String>,
+}
+
+impl Metrics<'_> {
+    /// Takes a record; writes the file again when the metrics changed.
+    fn observe(&mut self, record: &Record<'_>) -> io::Result<()> {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+        self.tally.observe(record, now);
+        let text = self.tally.render();
+        if self.written.as_ref() != Some(&text) {
+            write_atomically(self.path, &text).map_err(|e| {
+                io::Error::new(e.kind(), format!("{}: cannot write the metrics: {e}", self.path.display()))
+            })?;
+            self.written = Some(text);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

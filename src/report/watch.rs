@@ -32,6 +32,8 @@ pub fn write_record(
 ) -> io::Result<()> {
     let elapsed_ms = (elapsed * 1000.0).round() / 1000.0;
     match (form, record) {
+        // A judgement that changed nothing says nothing.
+        (_, Record::Judged(_)) => return Ok(()),
         (WatchForm::Json, Record::State(change)) => write_state_json(out, elapsed_ms, change)?,
         (WatchForm::Text, Record::State(change)) => write_state_text(out, elapsed, change)?,
         (WatchForm::Json, Record::File(change)) => {

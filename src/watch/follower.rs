@@ -11,7 +11,7 @@ use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{Change, WatchOptions, Watcher};
-use crate::engine::{Engine, JudgeOptions, UnitFilter};
+use crate::engine::{Diagnosis, Engine, JudgeOptions, UnitFilter};
 use crate::error::Error;
 use crate::events::Event;
 use crate::exit::Exit;
@@ -32,6 +32,10 @@ pub enum Record<'a> {
     /// The current launch (or the one before it, as history) changed
     /// state.
     State(&'a Change),
+    /// The log was judged (after the changes that judgement found): what
+    /// it says of every run so far, for a reader of more than changes
+    /// (the metrics' speeds).
+    Judged(&'a Diagnosis),
     /// The followed file changed.
     File(FileChange),
     /// The watch ends.
@@ -313,6 +317,7 @@ impl Follower<'_, '_> {
         for change in &changes {
             self.record(&Record::State(change))?;
         }
+        self.record(&Record::Judged(&diagnosis))?;
         self.dirty = false;
         self.last_judged = now;
         self.wake = self.following.watcher.next_deadline(&diagnosis);
@@ -326,6 +331,7 @@ impl Follower<'_, '_> {
         for change in &changes {
             self.record(&Record::State(change))?;
         }
+        self.record(&Record::Judged(&diagnosis))?;
         Ok(exit)
     }
 
