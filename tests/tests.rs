@@ -34,6 +34,8 @@ mod memory;
 mod metamorphic;
 /// `logdiag watch --metrics-file`: Prometheus metrics of what was judged.
 mod metrics;
+/// The metrics scraped by a real node_exporter and Prometheus.
+mod prometheus;
 /// Properties on generated input: no panic, split-independence, noise.
 mod properties;
 /// The README's runnable examples, in a fresh home.
