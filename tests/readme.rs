@@ -70,3 +70,25 @@ fn the_readme_tables_of_exit_codes_are_the_exits_logdiag_has() {
     assert_eq!(exit_table("### Exit codes"), codes(Exit::ends_a_diagnosis), "a diagnosis's exits");
     assert_eq!(exit_table("| exit code | meaning |"), codes(Exit::ends_a_watch), "a watch's exits");
 }
+
+#[test]
+fn the_agents_systemd_unit_is_one_systemd_accepts() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let marker = "<!-- systemd: logdiag-agent.service -->\n```\n";
+    let at = readme.find(marker).expect("the README's agent unit") + marker.len();
+    let unit = &readme[at..at + readme[at..].find("```").unwrap()];
+    assert!(unit.contains("--each-unit") && unit.contains("--metrics-file"), "{unit}");
+    let Some(analyze) = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+    else {
+        eprintln!("skipped: systemd-analyze not installed");
+        return;
+    };
+    let dir = TempDir::new("agent-unit");
+    let file = dir.write("logdiag-agent.service", unit.as_bytes());
+    let out = Command::new(analyze).args(["verify", "--man=no"]).arg(&file).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // Unknown keys are only warned about: any word on the unit is a fault.
+    assert!(out.status.success() && !said.contains("logdiag-agent.service"), "{said}");
+}

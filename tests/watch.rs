@@ -608,3 +608,24 @@ fn text_names_the_deciding_line_the_unit_and_the_run_and_a_crash_ends_the_watch(
     assert!(text.trim_end().ends_with("crashed (exit 1)"), "{text}");
     assert!(!text.contains("timeout"), "{text}");
 }
+
+#[test]
+fn an_agent_watches_each_unit_and_ends_cleanly_on_sigterm() {
+    // Two units started together in one journal: each has its own
+    // launch and its own state, whichever wrote last.
+    let log = fixture("repro-31-same-second-units");
+    // (The fixture was written long ago: no hang is judged by its age.)
+    let mut watch = Watch::start(&[log.to_str().unwrap(), "--each-unit", "--hang-after", "3650d"]);
+    let serving = watch.wait_for("sglang's state", |r| r["run"]["unit"] == "sglang.service");
+    assert_eq!(serving["state"], "serving", "{serving:#}");
+    let crashed = watch.wait_for("trainer's state", |r| r["run"]["unit"] == "trainer.service");
+    assert_eq!(crashed["state"], "crashed", "{crashed:#}");
+    assert_eq!(crashed["run"]["root_cause"]["category"], "cuda-oom");
+    // The file does not end: an agent goes on until it is stopped.
+    let stopped = Command::new("kill").args(["-TERM", &watch.child.id().to_string()]).status().unwrap();
+    assert!(stopped.success());
+    let (code, records, stderr) = watch.finish();
+    assert_eq!(code, 0, "a clean stop: {stderr}");
+    let last = records.last().unwrap();
+    assert_eq!((&last["event"], &last["reason"]), (&"exit".into(), &"terminated".into()), "{records:#?}");
+}

@@ -267,6 +267,11 @@ struct WatchArgs {
     /// a stop) and report the launches that follow (see below).
     #[arg(long, conflicts_with = "until")]
     keep_watching: bool,
+    /// Watch each unit of a journal on its own, every launch of each, until
+    /// the input ends or SIGTERM (exit 0): the agent a node runs beside
+    /// --metrics-file. Implies --keep-watching.
+    #[arg(long, conflicts_with = "until")]
+    each_unit: bool,
     /// Give up after this long (30s, 5m, 1h30m, 250ms): exit 124.
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,

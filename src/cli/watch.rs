@@ -6,6 +6,8 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{load_rules, parse_duration, OutputFormat, WatchArgs};
@@ -28,7 +30,7 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> 
     let hang_after = duration(&args.hang_after)?.unwrap_or(DEFAULT_HANG_AFTER);
     let until = match args.until {
         // Without --until, a watch ends with the launch's story.
-        None if args.keep_watching => Until::Never,
+        None if args.keep_watching || args.each_unit => Until::Never,
         None => Until::StoryEnd,
         Some(super::UntilArg::Ready) => Until::Ready,
         Some(super::UntilArg::Crash) => Until::Crash,
@@ -55,7 +57,15 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> 
         OutputFormat::Json => WatchForm::Json,
     };
     let name = source.clone();
-    let following = Following::new(&rules, source, path, &args.units, options, timeout);
+    let mut following = Following::new(&rules, source, path, (&args.units, args.each_unit), options, timeout);
+    if args.each_unit {
+        // An agent is stopped with SIGTERM (systemctl stop): it ends its
+        // records and exits 0, as a service that stopped cleanly.
+        let stop = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))
+            .map_err(Error::Output)?;
+        following.stop = Some(stop);
+    }
     let mut metrics =
         args.metrics_file.as_ref().map(|path| Metrics { path, tally: Tally::new(&name), written: None });
     let mut report = |record: &Record<'_>, elapsed| {

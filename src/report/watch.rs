@@ -131,7 +131,9 @@ fn write_end_text(
     match reason {
         EndReason::Timeout => writeln!(out, "[{elapsed:7.1}s] timeout: no decision in time (exit {code})"),
         EndReason::Decided => writeln!(out, "[{elapsed:7.1}s] {decided} (exit {code})"),
-        EndReason::InputEnded => writeln!(out, "[{elapsed:7.1}s] {} (exit {code})", reason.name()),
+        EndReason::InputEnded | EndReason::Terminated => {
+            writeln!(out, "[{elapsed:7.1}s] {} (exit {code})", reason.name())
+        }
     }
 }
 

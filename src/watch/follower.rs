@@ -7,10 +7,13 @@
 #![allow(clippy::vec_box)] // Boxed events: see the events module.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::{Change, WatchOptions, Watcher};
+use super::watchers::Watchers;
+use super::{Change, WatchOptions};
 use crate::engine::{Diagnosis, Engine, JudgeOptions, UnitFilter};
 use crate::error::Error;
 use crate::events::Event;
@@ -20,6 +23,9 @@ use crate::pipeline::follow::{Fed, Followed};
 use crate::pipeline::Part;
 use crate::rules::RuleSet;
 
+/// The longest wait for news before the loop looks at the clock and the
+/// stop signal again (so a SIGTERM ends the watch well within a second).
+const LOOK_AGAIN: Duration = Duration::from_millis(200);
 /// Judged at most this often while lines keep coming.
 const THROTTLE: Duration = Duration::from_millis(100);
 /// Most messages (each up to a batch of events) taken from the reader
@@ -78,6 +84,8 @@ pub enum EndReason {
     InputEnded,
     /// `--timeout` passed first.
     Timeout,
+    /// A signal (SIGTERM, SIGINT) asked it to end.
+    Terminated,
 }
 
 impl EndReason {
@@ -87,6 +95,7 @@ impl EndReason {
             EndReason::Decided => "decided",
             EndReason::InputEnded => "input ended",
             EndReason::Timeout => "timeout",
+            EndReason::Terminated => "terminated",
         }
     }
 }
@@ -101,24 +110,27 @@ pub struct Following<'r> {
     pub engine: Engine<'r>,
     /// How the log is judged: the latest runs of the units followed.
     pub judging: JudgeOptions,
-    /// The watcher of the current launch.
-    pub watcher: Watcher,
+    /// The watchers of the current launch (of each unit's, for an agent).
+    watchers: Watchers,
     /// The followed input's name.
     pub source: String,
     /// The followed file (not for a stream).
     pub path: Option<PathBuf>,
     /// When the watch gives up.
     pub timeout: Option<Duration>,
+    /// Set (by a signal) when the watch is to end now.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl<'r> Following<'r> {
     /// A watch of the input named `source` (the file at `path`, or a
-    /// stream) with `rules`, of the units `units` name (all if none).
+    /// stream) with `rules`, of the units `units` name (all if none);
+    /// `each_unit`: each unit's launches watched on their own (an agent).
     pub fn new(
         rules: &'r RuleSet,
         source: String,
         path: Option<PathBuf>,
-        units: &[String],
+        (units, each_unit): (&[String], bool),
         options: WatchOptions,
         timeout: Option<Duration>,
     ) -> Self {
@@ -133,7 +145,8 @@ impl<'r> Following<'r> {
             hang_after_seconds: options.hang_after.as_secs_f64(),
             ..JudgeOptions::default()
         };
-        Following { engine, judging, watcher: Watcher::new(options), source, path, timeout }
+        let watchers = Watchers::new(options, each_unit);
+        Following { engine, judging, watchers, source, path, timeout, stop: None }
     }
 }
 
@@ -202,6 +215,9 @@ impl Follower<'_, '_> {
                 let exit = self.judge_end()?;
                 return self.end(exit, EndReason::InputEnded);
             }
+            if self.following.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return self.end(Exit::Healthy, EndReason::Terminated);
+            }
             let now = Instant::now();
             if self.deadline.is_some_and(|d| now >= d) {
                 return self.end(Exit::Timeout, EndReason::Timeout);
@@ -221,7 +237,7 @@ impl Follower<'_, '_> {
     /// something is due; says whether the input went idle, or ended.
     fn take_news(&mut self, followed: &Followed) -> Result<(bool, bool), Error> {
         let now = Instant::now();
-        let mut wake = now + Duration::from_secs(1);
+        let mut wake = now + LOOK_AGAIN;
         let due = [self.deadline, self.wake, self.dirty.then_some(self.last_judged + THROTTLE)];
         for at in due.into_iter().flatten() {
             wake = wake.min(at);
@@ -308,42 +324,28 @@ impl Follower<'_, '_> {
             following.engine.diagnose_with(&self.snapshot, &following.judging)
         };
         let now = Instant::now();
-        let (changes, exit) = if following.watcher.has_started() {
-            following.watcher.update(&diagnosis, now)
-        } else {
-            let written = self.last_written(now);
-            self.following.watcher.start(&diagnosis, now, written)
-        };
+        let path = following.path.as_deref();
+        let written = || last_written(path, now);
+        let (changes, exit) = following.watchers.judge(&diagnosis, now, &written);
         for change in &changes {
             self.record(&Record::State(change))?;
         }
         self.record(&Record::Judged(&diagnosis))?;
         self.dirty = false;
         self.last_judged = now;
-        self.wake = self.following.watcher.next_deadline(&diagnosis);
+        self.wake = self.following.watchers.next_deadline(&diagnosis);
         Ok(exit)
     }
 
     /// Judges the whole input once it has ended; returns the exit.
     fn judge_end(&mut self) -> Result<Exit, Error> {
         let diagnosis = self.following.engine.diagnose(&self.following.judging);
-        let (changes, exit) = self.following.watcher.end(&diagnosis, Instant::now());
+        let (changes, exit) = self.following.watchers.end(&diagnosis, Instant::now());
         for change in &changes {
             self.record(&Record::State(change))?;
         }
         self.record(&Record::Judged(&diagnosis))?;
         Ok(exit)
-    }
-
-    /// When the log was last written, at the latest: the file's
-    /// modification time, or now for a stream.
-    fn last_written(&self, now: Instant) -> Instant {
-        let path = self.following.path.as_ref();
-        let modified = path.and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
-        match modified.and_then(|m| SystemTime::now().duration_since(m).ok()) {
-            Some(ago) => now.checked_sub(ago).unwrap_or(now),
-            None => now,
-        }
     }
 
     fn record(&mut self, record: &Record<'_>) -> Result<(), Error> {
@@ -354,5 +356,15 @@ impl Follower<'_, '_> {
     fn end(&mut self, exit: Exit, reason: EndReason) -> Result<Exit, Error> {
         self.record(&Record::End { exit, reason })?;
         Ok(exit)
+    }
+}
+
+/// When the log at `path` was last written, at the latest: the file's
+/// modification time, or `now` for a stream.
+fn last_written(path: Option<&std::path::Path>, now: Instant) -> Instant {
+    let modified = path.and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    match modified.and_then(|m| SystemTime::now().duration_since(m).ok()) {
+        Some(ago) => now.checked_sub(ago).unwrap_or(now),
+        None => now,
     }
 }

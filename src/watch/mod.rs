@@ -33,6 +33,7 @@
 
 mod follower;
 mod watcher;
+mod watchers;
 
 pub use follower::{follow, EndReason, FileChange, Following, Record};
 pub use watcher::{state_of, Change, State, Until, WatchOptions, Watcher, CRASH_GRACE};
