@@ -19,8 +19,17 @@ const BOUND_MIB: u64 = 128;
 /// `exec` replaces), and this binary, running many tests at once, can be
 /// larger than the bound by itself.
 fn peak_mib(args: &[&str]) -> (i32, u64) {
+    peak_mib_reading(args, None)
+}
+
+/// [`peak_mib`], with the file `stdin` as logdiag's standard input.
+fn peak_mib_reading(args: &[&str], stdin: Option<&std::path::Path>) -> (i32, u64) {
     let helper = std::env::current_exe().unwrap();
-    let out = Command::new(helper)
+    let mut command = Command::new(helper);
+    if let Some(path) = stdin {
+        command.env(PEAK_STDIN, path);
+    }
+    let out = command
         .args(["--exact", "memory::peak_helper", "--ignored", "--nocapture", "--test-threads=1"])
         .env(PEAK_ARGS, args.join("\x1f"))
         .stdin(Stdio::null())
@@ -36,6 +45,8 @@ fn peak_mib(args: &[&str]) -> (i32, u64) {
 
 /// The arguments [`peak_helper`] runs logdiag with, separated by U+001F.
 const PEAK_ARGS: &str = "LOGDIAG_PEAK_ARGS";
+/// A file [`peak_helper`] gives logdiag as its standard input.
+const PEAK_STDIN: &str = "LOGDIAG_PEAK_STDIN";
 
 /// Runs logdiag with the arguments in [`PEAK_ARGS`] and prints `peak: CODE
 /// KIB` (from wait4(2)'s `ru_maxrss`, in KiB on Linux).
@@ -45,9 +56,13 @@ const PEAK_ARGS: &str = "LOGDIAG_PEAK_ARGS";
 #[allow(clippy::zombie_processes)]
 fn peak_helper() {
     let Ok(args) = std::env::var(PEAK_ARGS) else { return };
+    let stdin = match std::env::var_os(PEAK_STDIN) {
+        Some(path) => Stdio::from(std::fs::File::open(path).unwrap()),
+        None => Stdio::null(),
+    };
     let child = Command::new(BIN)
         .args(args.split('\x1f'))
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -180,3 +195,83 @@ fn thousands_of_units() {
     assert!(many_mib < BOUND_MIB, "{many_mib} MiB");
     assert!(many_mib <= few_mib + 16, "20,000 units: {many_mib} MiB; 100 units: {few_mib} MiB");
 }
+
+/// An agent's weeks, compressed: three units of a node relaunched every
+/// quarter of an hour for four weeks (8,064 launches; `LOGDIAG_AGENT_WEEKS`
+/// sets another span), one launch in five crashing with a CUDA OOM, the
+/// rest serving and stopping. The agent (`watch --each-unit
+/// --metrics-file`) reads it all and stays under the bound the README
+/// states for it, as it does over any number of weeks: what it keeps is
+/// capped per unit and per source ([`logdiag::engine::RunCaps::AGENT`]), and
+/// so are the processes it remembers.
+#[test]
+fn an_agent_over_compressed_weeks_of_launches() {
+    let dir = TempDir::new("agent-week");
+    let path = dir.path().join("week.journal");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let units = ["sglang-a.service", "sglang-b.service", "vllm-c.service"];
+    let mut pid = 1000;
+    let weeks: usize = std::env::var("LOGDIAG_AGENT_WEEKS").ok().and_then(|w| w.parse().ok()).unwrap_or(4);
+    for launch in 0..(weeks * 7 * 24 * 4) {
+        // Days of 28-day months, so that every date is one.
+        let days = launch / 96;
+        let (year, month, day) = (2026 + days / 336, 1 + days / 28 % 12, 1 + days % 28);
+        let minute = launch % 96 * 15;
+        let at = |second: u32| {
+            format!("{year}-{month:02}-{day:02}T{:02}:{:02}:{second:02}+0000", minute / 60, minute % 60)
+        };
+        for (u, unit) in units.iter().enumerate() {
+            pid += 1;
+            let w = |second, text: &str| format!("{} node-1 python3[{pid}]: {text}", at(second));
+            writeln!(file, "{} node-1 systemd[1]: Started {unit} - inference server {u}.", at(0)).unwrap();
+            writeln!(file, "{}", w(1, "[2026-11-30 10:00:01 TP0] Load weight begin. avail mem=78.00 GB"))
+                .unwrap();
+            writeln!(file, "{}", w(2, "[2026-11-30 10:00:02 TP0] Load weight end. avail mem=40.00 GB"))
+                .unwrap();
+            writeln!(file, "{}", w(3, "[2026-11-30 10:00:03] The server is fired up and ready to roll!"))
+                .unwrap();
+            for batch in 0..12 {
+                let line = format!("[2026-11-30 10:00:{:02} TP0] Decode batch. #running-req: 32, #token: {}, token usage: 0.30, cuda graph: True, gen throughput (token/s): {}.00, #queue-req: 0", 4 + batch, 4096 + batch * 64, 2000 + batch * 7);
+                writeln!(file, "{}", w(4 + batch, &line)).unwrap();
+            }
+            if (launch + u) % 5 == 0 {
+                writeln!(file, "{}", w(20, "Traceback (most recent call last):")).unwrap();
+                writeln!(file, "{}", w(20, "  File \"/srv/serve.py\", line 9, in forward")).unwrap();
+                writeln!(
+                    file,
+                    "{}",
+                    w(20, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+                )
+                .unwrap();
+                writeln!(
+                    file,
+                    "{} node-1 systemd[1]: {unit}: Main process exited, code=exited, status=1/FAILURE",
+                    at(21)
+                )
+                .unwrap();
+                writeln!(file, "{} node-1 systemd[1]: {unit}: Failed with result 'exit-code'.", at(21))
+                    .unwrap();
+            } else {
+                writeln!(file, "{} node-1 systemd[1]: Stopping {unit} - inference server {u}...", at(40))
+                    .unwrap();
+                writeln!(file, "{} node-1 systemd[1]: {unit}: Deactivated successfully.", at(41)).unwrap();
+                writeln!(file, "{} node-1 systemd[1]: Stopped {unit} - inference server {u}.", at(41))
+                    .unwrap();
+            }
+        }
+    }
+    drop(file);
+    let metrics = dir.path().join("logdiag.prom");
+    let args = ["watch", "-", "--each-unit", "--metrics-file", metrics.to_str().unwrap()];
+    let (code, mib) = peak_mib_reading(&args, Some(&path));
+    assert!(matches!(code, 0 | 1 | 3), "exit {code}");
+    eprintln!("agent over {weeks} compressed week(s): peak {mib} MiB");
+    assert!(mib < AGENT_BOUND_MIB, "{mib} MiB");
+    let text = std::fs::read_to_string(&metrics).unwrap();
+    for unit in units {
+        assert!(text.contains(&format!("logdiag_launch_state{{unit=\"{unit}\"")), "{unit}: {text}");
+    }
+}
+
+/// The README's bound for an agent, however long it runs.
+const AGENT_BOUND_MIB: u64 = 64;

@@ -23,7 +23,7 @@ mod judge;
 mod launches;
 mod liveness;
 mod place;
-pub use units::UnitFilter;
+pub use units::{RunCaps, UnitFilter};
 
 mod run;
 mod subject;
@@ -114,6 +114,8 @@ pub struct Engine<'r> {
     error_record: Option<ErrorRecord>,
     /// Judged events, kept for the grouper to reuse (see [`intake`]).
     spares: Spares,
+    /// How many runs each source keeps.
+    caps: RunCaps,
 }
 
 impl<'r> Engine<'r> {
@@ -128,7 +130,15 @@ impl<'r> Engine<'r> {
             announcement: None,
             error_record: None,
             spares: Spares::default(),
+            caps: RunCaps::WHOLE_LOG,
         }
+    }
+
+    /// The engine keeping runs as `caps` says, in the sources it begins
+    /// from now on (an agent keeps few: see [`RunCaps::AGENT`]).
+    pub fn keeping(mut self, caps: RunCaps) -> Self {
+        self.caps = caps;
+        self
     }
 
     /// Adds the sources another engine read, after this one's (sources
@@ -156,7 +166,7 @@ impl<'r> Engine<'r> {
             lines: 0,
             formats: FormatSet::default(),
             notices: Vec::new(),
-            units: units::Units::default(),
+            units: units::Units::keeping(self.caps),
             launch_after: None,
             ellipsized: ellipsized::Ellipsized::default(),
         });
@@ -353,6 +363,7 @@ impl<'r> Engine<'r> {
             announcement: self.announcement,
             error_record: self.error_record.clone(),
             spares: Spares::default(),
+            caps: self.caps,
         };
         for event in pending {
             copy.feed(event);

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::watchers::Watchers;
 use super::{Change, WatchOptions};
-use crate::engine::{Diagnosis, Engine, JudgeOptions, UnitFilter};
+use crate::engine::{Diagnosis, Engine, JudgeOptions, RunCaps, UnitFilter};
 use crate::error::Error;
 use crate::events::Event;
 use crate::exit::Exit;
@@ -134,7 +134,9 @@ impl<'r> Following<'r> {
         options: WatchOptions,
         timeout: Option<Duration>,
     ) -> Self {
-        let mut engine = Engine::new(rules);
+        // An agent runs for weeks: it keeps only the latest launches.
+        let caps = if each_unit { RunCaps::AGENT } else { RunCaps::WHOLE_LOG };
+        let mut engine = Engine::new(rules).keeping(caps);
         engine.begin_source(&source);
         if let Some(line) = options.after_line {
             engine.launch_after(line);

@@ -38,6 +38,8 @@ mod guess;
 mod messages;
 mod runs;
 
+pub use runs::RunCaps;
+
 /// Most units kept per source; beyond it, units with nothing notable are
 /// forgotten to make room (a boot of cron jobs and sessions can name
 /// thousands).
@@ -58,7 +60,7 @@ pub(super) struct UnitRuns {
     pub name: Option<String>,
     /// Its runs, in input order.
     pub runs: Vec<RunState>,
-    /// Earlier runs not kept (see `MAX_RUNS`).
+    /// Earlier runs not kept (see [`RunCaps`]).
     pub dropped_runs: u64,
     /// A boot separator came since its last run began.
     pub boot_pending: bool,
@@ -162,10 +164,19 @@ pub(super) struct Units {
     pub dropped_units: u64,
     /// Runs kept, over all units.
     runs_kept: usize,
+    /// How many runs are kept.
+    caps: RunCaps,
 }
 
 impl Default for Units {
     fn default() -> Self {
+        Units::keeping(RunCaps::WHOLE_LOG)
+    }
+}
+
+impl Units {
+    /// The units of a source that keeps runs as `caps` says.
+    pub(crate) fn keeping(caps: RunCaps) -> Self {
         Units {
             list: vec![UnitRuns::default()],
             slots: IntMap::from_iter([(HOME, 0)]),
@@ -182,6 +193,7 @@ impl Default for Units {
             notices: Vec::new(),
             dropped_units: 0,
             runs_kept: 0,
+            caps,
         }
     }
 }

@@ -9,12 +9,25 @@ use crate::engine::run::RunState;
 use crate::engine::subject::Subject;
 use crate::rules::{Role, Stage};
 
-/// Most runs kept per unit; older ones are dropped (a restart loop can log
-/// thousands) and the report says how many.
-const MAX_RUNS: usize = 1000;
-/// Most runs kept per source, over all its units: beyond it, the oldest
-/// run of the unit with the most is dropped.
-const MAX_SOURCE_RUNS: usize = 4096;
+/// How many runs a source keeps: older ones are dropped (a restart loop
+/// can log thousands) and the report says how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunCaps {
+    /// Most runs kept per unit.
+    pub per_unit: usize,
+    /// Most runs kept per source, over all its units: beyond it, the
+    /// oldest run of the unit with the most is dropped.
+    pub per_source: usize,
+}
+
+impl RunCaps {
+    /// What a diagnosis of a whole log keeps: enough to judge every launch
+    /// of a long journal.
+    pub const WHOLE_LOG: RunCaps = RunCaps { per_unit: 1000, per_source: 4096 };
+    /// What an agent keeps, however long it runs: the few latest launches
+    /// of each unit, with which the current one is compared.
+    pub const AGENT: RunCaps = RunCaps { per_unit: 16, per_source: 256 };
+}
 
 impl UnitRuns {
     /// Drops one old run to make room: the oldest that recorded no
@@ -44,15 +57,15 @@ impl UnitRuns {
 
 impl Units {
     /// Starts a run of unit `index` at stream line `first`, dropping an
-    /// old run of the unit (at [`MAX_RUNS`]) or of the source's largest
-    /// unit (at [`MAX_SOURCE_RUNS`]): the oldest that recorded no failure,
+    /// old run of the unit (at its cap) or of the source's largest unit
+    /// (at the source's; see [`RunCaps`]): the oldest that recorded no failure,
     /// so a crash among a thousand launches is kept (the oldest run when
     /// every one failed).
     pub(crate) fn start_run(&mut self, index: usize, first: u64) {
         let unit = &mut self.list[index];
-        if unit.runs.len() == MAX_RUNS {
+        if unit.runs.len() >= self.caps.per_unit {
             unit.drop_old_run();
-        } else if self.runs_kept == MAX_SOURCE_RUNS {
+        } else if self.runs_kept >= self.caps.per_source {
             self.list.iter_mut().max_by_key(|u| u.runs.len()).expect("a unit").drop_old_run();
         } else {
             self.runs_kept += 1;
@@ -110,7 +123,7 @@ mod tests {
         }
         let kept: usize = units.list.iter().map(|u| u.runs.len()).sum();
         let dropped: u64 = units.list.iter().map(|u| u.dropped_runs).sum();
-        assert_eq!(kept, MAX_SOURCE_RUNS);
+        assert_eq!(kept, RunCaps::WHOLE_LOG.per_source);
         assert_eq!(kept as u64 + dropped, 6000);
         // Each unit keeps its latest run.
         assert!(units.list[1..].iter().all(|u| u.runs.last().is_some_and(|r| r.first_line >= 5995)));
@@ -118,6 +131,13 @@ mod tests {
         for line in 0..1500u64 {
             one.start_run(0, line);
         }
-        assert_eq!((one.list[0].runs.len(), one.list[0].dropped_runs), (MAX_RUNS, 500));
+        assert_eq!((one.list[0].runs.len(), one.list[0].dropped_runs), (RunCaps::WHOLE_LOG.per_unit, 500));
+        // An agent's: the latest few.
+        let mut agent = Units::keeping(RunCaps::AGENT);
+        for line in 0..1500u64 {
+            agent.start_run(0, line);
+        }
+        let runs = &agent.list[0].runs;
+        assert_eq!((runs.len(), runs[0].first_line), (RunCaps::AGENT.per_unit, 1500 - 16));
     }
 }
