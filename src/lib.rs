@@ -54,6 +54,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod exit;
+pub mod fleet;
 pub mod framing;
 pub mod input;
 pub mod metrics;

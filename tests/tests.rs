@@ -12,6 +12,8 @@ mod fate;
 mod fingerprint;
 /// Golden incidents in fixtures/: labels and blessed reports.
 mod fixtures;
+/// `logdiag fleet`: many hosts' logs, grouped by what happened to them.
+mod fleet;
 /// `logdiag completions SHELL` and `logdiag man`.
 mod generated;
 /// Hostile input and broken rules with the real binary.

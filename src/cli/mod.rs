@@ -9,6 +9,7 @@ mod corpus_cmd;
 mod diagnose;
 mod draft;
 mod events_cmd;
+mod fleet_cmd;
 mod generate;
 mod junit;
 mod rules_cmd;
@@ -230,6 +231,19 @@ enum Command {
         long_about = "Follow a growing log (or a stream) and report each state change of the current launch.\n\nThe current launch is the latest one in the log, whenever its lines were written: the log is read from its start, and a launch that already crashed, stopped or became ready is decided at once. Earlier launches are history. It is `ready` only on a line that proves a generation completed (sglang's warm-up, a decode batch or vLLM stats line with generated tokens, a TGI `Success`, llama.cpp timings); a server that listens or answers requests is `listening`."
     )]
     Watch(WatchArgs),
+    /// Judge many hosts' logs at once (a folder of per-host files or
+    /// folders): each host's verdict, and the hosts grouped by what
+    /// happened to them.
+    Fleet {
+        /// Folders whose files (or subfolders) are hosts, or host files.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
     /// Print the parsed events of a log as JSON lines (for rule authors).
     Events {
         /// A file, or - for stdin.
@@ -402,6 +416,7 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<Exit, Error> {
             corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, out)
         }
         Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, out),
+        Some(Command::Fleet { paths, format, rules }) => fleet_cmd::run(&paths, format, &rules, out),
         Some(Command::Watch(args)) => watch::run(&args, out),
         Some(Command::Completions { shell }) => generate::completions(shell, out),
         Some(Command::Man { command }) => generate::man(command.as_deref(), out),

@@ -8,6 +8,7 @@
 mod details;
 pub mod escape;
 mod fit;
+pub mod fleet;
 mod history;
 mod markdown;
 mod paint;

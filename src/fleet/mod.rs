@@ -1,0 +1,211 @@
+//! A fleet: many hosts' logs judged in one run. Each host gets the
+//! verdict of its current launches; hosts are grouped by what happened to
+//! them (a crash by its category, and for a failure no rule names, by its
+//! fingerprint; a hang; a collapse; healthy), each group with the host
+//! where it happened first and last by the logs' clocks; and a host whose
+//! generation speed is far below the fleet's is named.
+
+use serde::Serialize;
+
+use crate::engine::diagnosis::{Outcome, Run};
+use crate::engine::Diagnosis;
+use crate::framing::frame_line;
+use crate::framing::printed_time::{self, PrintedTime};
+
+/// A host generating at less than this share of the fleet's median speed
+/// is named as slow.
+pub const SLOW_SHARE: f64 = 0.5;
+
+/// What happened on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Host {
+    /// Its name: the file, or the folder, its log came from.
+    pub host: String,
+    /// `crash`, `hung`, `degraded`, `healthy`, or `no-launch`.
+    pub verdict: &'static str,
+    /// A crash's root-cause category.
+    pub category: Option<String>,
+    /// A failure no rule names: its fingerprint.
+    pub fingerprint: Option<String>,
+    /// What decided it, in a line: the cause's title, or the last progress
+    /// line of a hang.
+    pub title: Option<String>,
+    /// The decisive line's number in its file.
+    pub line: Option<u64>,
+    /// Its time, as the log printed it.
+    pub time: Option<String>,
+    /// Median generated tokens per second of its latest launch that
+    /// generated.
+    pub tok_s: Option<f64>,
+}
+
+/// Hosts to which the same thing happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    /// The hosts' verdict.
+    pub verdict: &'static str,
+    /// The category of a crash.
+    pub category: Option<String>,
+    /// The fingerprint of a failure no rule names.
+    pub fingerprint: Option<String>,
+    /// The title of the first host's cause.
+    pub title: Option<String>,
+    /// The hosts, the first to be hit first.
+    pub hosts: Vec<String>,
+    /// Where and when it happened first (by the logs' clocks).
+    pub first: Option<Sighting>,
+    /// Where and when it happened last.
+    pub last: Option<Sighting>,
+}
+
+/// A host and the time its log printed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sighting {
+    /// The host.
+    pub host: String,
+    /// The time, as printed.
+    pub time: String,
+}
+
+/// The fleet's report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fleet {
+    /// Every host, in name order.
+    pub hosts: Vec<Host>,
+    /// The groups, the largest first (healthy hosts last).
+    pub groups: Vec<Group>,
+    /// The median of the hosts' generation speeds.
+    pub median_tok_s: Option<f64>,
+    /// Hosts generating at less than [`SLOW_SHARE`] of it.
+    pub slow: Vec<String>,
+}
+
+/// The fleet `diagnosis` shows, its sources named as hosts by `host_of`.
+pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String) -> Fleet {
+    let mut hosts: Vec<Host> = diagnosis
+        .inputs
+        .iter()
+        .map(|input| {
+            let runs: Vec<&Run> = diagnosis.runs.iter().filter(|r| r.source == input.name).collect();
+            host(host_of(&input.name), &runs)
+        })
+        .collect();
+    hosts.sort_by(|a, b| a.host.cmp(&b.host));
+    let mut speeds: Vec<f64> = hosts.iter().filter_map(|h| h.tok_s).collect();
+    speeds.sort_by(f64::total_cmp);
+    let median_tok_s = (!speeds.is_empty()).then(|| speeds[speeds.len() / 2]);
+    let slow = match median_tok_s {
+        Some(median) if speeds.len() >= 3 => hosts
+            .iter()
+            .filter(|h| h.tok_s.is_some_and(|s| s < SLOW_SHARE * median))
+            .map(|h| h.host.clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    Fleet { groups: groups(&hosts), hosts, median_tok_s, slow }
+}
+
+/// One host's verdict from its runs: a crash of a current launch first,
+/// then a hang, a collapse; healthy otherwise.
+fn host(name: String, runs: &[&Run]) -> Host {
+    let current: Vec<&Run> = runs.iter().copied().filter(|r| !r.history).collect();
+    let tok_s =
+        runs.iter().rev().find_map(|r| r.vitals.as_ref()?.generation_tok_s.as_ref().map(|s| s.median));
+    let mut host = Host {
+        host: name,
+        verdict: if runs.is_empty() { "no-launch" } else { "healthy" },
+        category: None,
+        fingerprint: None,
+        title: None,
+        line: None,
+        time: None,
+        tok_s,
+    };
+    let worst = [Outcome::Crash, Outcome::Hung, Outcome::Degraded]
+        .into_iter()
+        .find_map(|outcome| current.iter().rev().find(|r| r.outcome == outcome));
+    let Some(run) = worst else { return host };
+    host.verdict = run.outcome.name();
+    let evidence = match &run.root_cause {
+        Some(cause) => {
+            host.category = Some(cause.category.name().to_string());
+            host.fingerprint = cause.fingerprint.as_ref().map(|f| f.id.clone());
+            host.title = Some(cause.title.clone());
+            cause.evidence.first()
+        }
+        // A hang's last progress line; a collapse's slowest.
+        None => match (&run.hang, &run.degraded) {
+            (Some(hang), _) => Some(&hang.last_progress),
+            (None, Some(degraded)) => degraded.evidence.last(),
+            (None, None) => None,
+        },
+    };
+    if let Some(evidence) = evidence {
+        host.line = Some(evidence.line);
+        if host.title.is_none() {
+            host.title = Some(evidence.text.trim().to_string());
+        }
+    }
+    // When it struck, by the log's clock: the decisive line's stamp, or
+    // the first stamp among the lines that support it (a traceback's
+    // exception line has none of its own).
+    let supporting = run.root_cause.iter().flat_map(|c| &c.evidence);
+    host.time = evidence
+        .into_iter()
+        .chain(supporting)
+        .find_map(|e| frame_line(&e.text).first.time.map(str::to_string));
+    host
+}
+
+/// The hosts grouped by what happened to them.
+fn groups(hosts: &[Host]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for host in hosts {
+        let fingerprint = host.fingerprint.clone().filter(|_| host.category.as_deref() == Some("unknown"));
+        let same = |g: &&mut Group| {
+            g.verdict == host.verdict && g.category == host.category && g.fingerprint == fingerprint
+        };
+        match groups.iter_mut().find(same) {
+            Some(group) => group.hosts.push(host.host.clone()),
+            None => groups.push(Group {
+                verdict: host.verdict,
+                category: host.category.clone(),
+                fingerprint,
+                title: host.title.clone(),
+                hosts: vec![host.host.clone()],
+                first: None,
+                last: None,
+            }),
+        }
+    }
+    for group in &mut groups {
+        let mut seen: Vec<(f64, Sighting)> = group
+            .hosts
+            .iter()
+            .filter_map(|name| {
+                let host = hosts.iter().find(|h| h.host == *name)?;
+                let time = host.time.clone()?;
+                Some((seconds(&time)?, Sighting { host: name.clone(), time }))
+            })
+            .collect();
+        seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let order: Vec<String> = seen.iter().map(|(_, s)| s.host.clone()).collect();
+        group.hosts.sort_by_key(|h| order.iter().position(|o| o == h).unwrap_or(usize::MAX));
+        group.first = seen.first().map(|(_, s)| s.clone());
+        group.last = seen.last().map(|(_, s)| s.clone());
+    }
+    groups.sort_by_key(|g| (g.verdict == "healthy", std::cmp::Reverse(g.hosts.len())));
+    groups
+}
+
+/// A printed time as seconds on one clock, to order sightings (a date
+/// without its year is taken in one year, as logs of one incident are).
+fn seconds(time: &str) -> Option<f64> {
+    match printed_time::read(time)? {
+        PrintedTime::EpochMicros(micros) => Some(micros as f64 / 1e6),
+        PrintedTime::Dated(date) => {
+            Some(date.days_since_epoch(2000)? as f64 * 86_400.0 + date.seconds_of_day - date.offset)
+        }
+        PrintedTime::SinceBoot(seconds) => Some(seconds),
+    }
+}
