@@ -28,7 +28,7 @@ pub fn tools() -> Option<()> {
 }
 
 /// The fixture's journal lines as export-format entries, one second apart.
-fn export_entries(fixture: &Path) -> String {
+pub fn export_entries(fixture: &Path) -> String {
     let text = std::fs::read_to_string(fixture).unwrap();
     let shape = regex::Regex::new(r"^\w+ +\d+ [\d:]+ (\S+) ([^\[:]+)(?:\[(\d+)\])?: (.*)$").unwrap();
     let mut out = String::new();

@@ -629,3 +629,24 @@ fn an_agent_watches_each_unit_and_ends_cleanly_on_sigterm() {
     let last = records.last().unwrap();
     assert_eq!((&last["event"], &last["reason"]), (&"exit".into(), &"terminated".into()), "{records:#?}");
 }
+
+#[test]
+fn an_agent_reads_the_journal_itself() {
+    if crate::journal::tools().is_none() {
+        return;
+    }
+    // The founding incident in a real journal file, read by the real
+    // journalctl that --journal runs (--follow: it never ends by itself).
+    let dir = TempDir::new("agent-journal");
+    let export = crate::journal::export_entries(&fixture("seed-k26-flashinfer-journal"));
+    let journal = crate::journal::write_journal(&dir, "k26.journal", &export);
+    let mut watch = Watch::start(&["--journal", "--journal-file", journal.to_str().unwrap(), "--each-unit"]);
+    let crashed = watch.wait_for("the crash", |r| r["state"] == "crashed");
+    assert_eq!(crashed["run"]["unit"], "sglang-k26.service", "{crashed:#}");
+    assert_eq!(crashed["run"]["root_cause"]["category"], "flashinfer-unsupported-arch");
+    let stopped = Command::new("kill").args(["-TERM", &watch.child.id().to_string()]).status().unwrap();
+    assert!(stopped.success());
+    let (code, records, stderr) = watch.finish();
+    assert_eq!(code, 0, "a clean stop, journalctl ended with it: {stderr}");
+    assert_eq!(records.last().unwrap()["reason"], "terminated", "{records:#?}");
+}

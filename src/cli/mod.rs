@@ -286,6 +286,15 @@ struct WatchArgs {
     /// --metrics-file. Implies --keep-watching.
     #[arg(long, conflicts_with = "until")]
     each_unit: bool,
+    /// Read the journal itself: run `journalctl --follow --boot
+    /// --lines=all --output=export` (with each --unit) and follow what it
+    /// prints, instead of PATH.
+    #[arg(long, conflicts_with = "path")]
+    journal: bool,
+    /// With --journal: read this journal file (journalctl --file) instead
+    /// of the system's current boot.
+    #[arg(long, value_name = "FILE", requires = "journal")]
+    journal_file: Option<PathBuf>,
     /// Give up after this long (30s, 5m, 1h30m, 250ms): exit 124.
     #[arg(long, value_name = "DUR")]
     timeout: Option<String>,

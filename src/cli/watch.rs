@@ -6,6 +6,7 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -36,7 +37,15 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> 
         Some(super::UntilArg::Crash) => Until::Crash,
         Some(super::UntilArg::Exit) => Until::Exit,
     };
+    let mut journalctl = None;
     let (source, path, followed) = match args.path.as_deref() {
+        _ if args.journal => {
+            let mut child =
+                journalctl_command(args).spawn().map_err(|e| Error::Input(format!("journalctl: {e}")))?;
+            let stdout = child.stdout.take().expect("journalctl's output is piped");
+            journalctl = Some(KillOnDrop(child));
+            ("journal".to_string(), None, follow_stream(Box::new(stdout)))
+        }
         None | Some("-") => {
             if io::stdin().is_terminal() {
                 return Err(Error::Usage("watch: give a PATH, or pipe a log in (journalctl -fu sglang.service -o json | logdiag watch -)".into()));
@@ -75,7 +84,36 @@ pub(super) fn run(args: &WatchArgs, out: &mut dyn Write) -> Result<Exit, Error> 
         write_record(out, form, &name, elapsed, record)
     };
     let mut waiting = || eprintln!("logdiag: waiting for {} to appear", for_terminal(&name));
-    follow(following, &followed, &mut report, &mut waiting)
+    let exit = follow(following, &followed, &mut report, &mut waiting);
+    drop(journalctl);
+    exit
+}
+
+/// The journalctl that `--journal` reads: the current boot's entries (or
+/// a journal file's), then each new one, in the export format, of the
+/// units `--unit` names.
+fn journalctl_command(args: &WatchArgs) -> Command {
+    let mut command = Command::new("journalctl");
+    command.args(["--follow", "--lines=all", "--output=export", "--no-pager"]);
+    match &args.journal_file {
+        Some(file) => command.arg("--file").arg(file),
+        None => command.arg("--boot"),
+    };
+    for unit in &args.units {
+        command.arg(format!("--unit={unit}"));
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::piped());
+    command
+}
+
+/// A child process ended with its reader: journalctl follows forever.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// The metrics file and what it says.
