@@ -64,3 +64,57 @@ fn hosts_are_grouped_by_what_happened_to_them() {
     let markdown = stdout(&run(&["fleet", "--format", "markdown", fleet.to_str().unwrap()]));
     assert!(markdown.contains("| node-04 | crash | unknown |"), "{markdown}");
 }
+
+/// The lines of a host that crashed with a CUDA OOM at 02:`minute`.
+fn oom(minute: u32) -> Vec<String> {
+    vec![
+        format!("[2026-06-01 02:{minute:02}:04] The server is fired up and ready to roll!"),
+        format!("[2026-06-01 02:{minute:02}:05 TP0] Scheduler hit an exception: Traceback (most recent call last):"),
+        "  File \"/srv/sched.py\", line 9, in run".to_string(),
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.".to_string(),
+        format!("[2026-06-01 02:{minute:02}:06] Received sigquit from a child process. It usually means the child failed."),
+    ]
+}
+
+#[test]
+fn one_stream_of_many_hosts_is_split_into_its_hosts() {
+    let dir = TempDir::new("fleet-streams");
+    // logcli query … -o jsonl: each host's lines under its label set.
+    let mut loki = Vec::new();
+    let mut kubectl = String::new();
+    for (host, minute) in [("node-04", 14), ("node-05", 41)] {
+        for line in oom(minute) {
+            let record = serde_json::json!({"labels": {"host": host, "job": "sglang"}, "line": line, "timestamp": format!("2026-06-01T02:{minute:02}:05Z")});
+            loki.push(record.to_string());
+        }
+    }
+    for host in ["node-01", "node-02", "node-03"] {
+        for line in serving(2000).lines() {
+            let record = serde_json::json!({"labels": {"host": host, "job": "sglang"}, "line": line, "timestamp": "2026-05-25T08:00:00Z"});
+            loki.push(record.to_string());
+        }
+    }
+    let loki = dir.write("loki.jsonl", (loki.join("\n") + "\n").as_bytes());
+    let report = json(&run(&["fleet", "--format", "json", loki.to_str().unwrap()]));
+    let names: Vec<&str> =
+        report["hosts"].as_array().unwrap().iter().map(|h| h["host"].as_str().unwrap()).collect();
+    assert_eq!(names, ["node-01", "node-02", "node-03", "node-04", "node-05"], "{report:#}");
+    let oom_group = &report["groups"][0];
+    assert_eq!(
+        (&oom_group["category"], &oom_group["hosts"]),
+        (&"cuda-oom".into(), &serde_json::json!(["node-04", "node-05"]))
+    );
+    // kubectl logs --prefix: each pod's lines under its prefix.
+    for line in oom(14) {
+        kubectl.push_str(&format!("[pod/llm-3/server] {line}\n"));
+    }
+    for pod in ["llm-0", "llm-1"] {
+        for line in serving(2000).lines() {
+            kubectl.push_str(&format!("[pod/{pod}/server] {line}\n"));
+        }
+    }
+    let kubectl = dir.write("pods.log", kubectl.as_bytes());
+    let text = stdout(&run(&["fleet", kubectl.to_str().unwrap()]));
+    assert!(text.starts_with("fleet: 3 hosts\ncuda-oom on 1 of 3 hosts (llm-3 at"), "{text}");
+    assert!(text.contains("2 healthy"), "{text}");
+}

@@ -19,7 +19,8 @@ pub const SLOW_SHARE: f64 = 0.5;
 /// What happened on one host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Host {
-    /// Its name: the file, or the folder, its log came from.
+    /// Its name: the file, or the folder, its log came from; in one
+    /// stream of many hosts, its label (`host`, `instance`, `pod`…).
     pub host: String,
     /// `crash`, `hung`, `degraded`, `healthy`, or `no-launch`.
     pub verdict: &'static str,
@@ -82,14 +83,21 @@ pub struct Fleet {
 
 /// The fleet `diagnosis` shows, its sources named as hosts by `host_of`.
 pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String) -> Fleet {
-    let mut hosts: Vec<Host> = diagnosis
-        .inputs
-        .iter()
-        .map(|input| {
-            let runs: Vec<&Run> = diagnosis.runs.iter().filter(|r| r.source == input.name).collect();
-            host(host_of(&input.name), &runs)
-        })
-        .collect();
+    let mut hosts: Vec<Host> = Vec::new();
+    for input in &diagnosis.inputs {
+        let runs: Vec<&Run> = diagnosis.runs.iter().filter(|r| r.source == input.name).collect();
+        match hosts_within(&runs) {
+            // One stream of many hosts: each host is a unit of it.
+            Some(names) => {
+                for (unit, name) in names {
+                    let own: Vec<&Run> =
+                        runs.iter().copied().filter(|r| r.unit.as_deref() == Some(unit)).collect();
+                    hosts.push(host(name, &own));
+                }
+            }
+            None => hosts.push(host(host_of(&input.name), &runs)),
+        }
+    }
     hosts.sort_by(|a, b| a.host.cmp(&b.host));
     let mut speeds: Vec<f64> = hosts.iter().filter_map(|h| h.tok_s).collect();
     speeds.sort_by(f64::total_cmp);
@@ -103,6 +111,42 @@ pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String) -> Fle
         _ => Vec::new(),
     };
     Fleet { groups: groups(&hosts), hosts, median_tok_s, slow }
+}
+
+/// The hosts of one stream that holds many (`logcli … -o jsonl`, whose
+/// label sets are its units; `kubectl logs --prefix`, whose pods are):
+/// each unit with its host's name, or `None` for a host's own log.
+fn hosts_within<'r>(runs: &[&'r Run]) -> Option<Vec<(&'r str, String)>> {
+    let mut hosts: Vec<(&str, String)> = Vec::new();
+    for run in runs {
+        let unit = run.unit.as_deref()?;
+        let name = if unit.starts_with('{') {
+            label_host(unit)
+        } else {
+            unit.strip_prefix("pod/")?.split('/').next()?.to_string()
+        };
+        if !hosts.iter().any(|(u, _)| *u == unit) {
+            hosts.push((unit, name));
+        }
+    }
+    (!hosts.is_empty()).then_some(hosts)
+}
+
+/// The host a Loki label set names (`{host="node-07", job="sglang"}`):
+/// its `host`, `hostname`, `instance`, `node` or `pod` label, else the
+/// whole set.
+fn label_host(labels: &str) -> String {
+    let pairs = labels.trim_start_matches('{').trim_end_matches('}').split(", ");
+    let value = |key: &str| {
+        pairs.clone().find_map(|pair| {
+            let (name, value) = pair.split_once('=')?;
+            (name == key).then(|| value.trim_matches('"').to_string())
+        })
+    };
+    ["host", "hostname", "instance", "node", "pod"]
+        .into_iter()
+        .find_map(value)
+        .unwrap_or_else(|| labels.to_string())
 }
 
 /// One host's verdict from its runs: a crash of a current launch first,
