@@ -183,28 +183,23 @@ fn prometheus_scrapes_the_crash_the_collapse_and_the_hang() {
     assert!(no_crash.is_empty(), "the file says only what the last replay judged");
 
     // A hang: the same log followed as a file, whose last progress line
-    // had requests pending and nothing after it (watched until told).
+    // had requests pending and nothing after it (watched until told). A
+    // followed file's silence is timed from its last write: the copy is
+    // written now and --hang-after is a second, so the hang comes once a
+    // second has passed, whatever the checkout's age.
     let file = dir.path().join("textfile").join("logdiag.prom");
-    let log = fixture("seed-glm5-throughput-collapse");
+    let log = dir.write("followed.log", &std::fs::read(fixture("seed-glm5-throughput-collapse")).unwrap());
     let _watch = Running(
         Command::new(BIN)
-            .args([
-                "watch",
-                log.to_str().unwrap(),
-                "--keep-watching",
-                "--metrics-file",
-                file.to_str().unwrap(),
-            ])
+            .args(["watch", log.to_str().unwrap(), "--keep-watching", "--hang-after", "1s"])
+            .args(["--metrics-file", file.to_str().unwrap()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );
     let hung = query(port, "logdiag_hung == 1", |s| !s.is_empty());
-    assert!(
-        hung[0].0["unit"].as_str().unwrap().ends_with("seed-glm5-throughput-collapse/input.log"),
-        "{hung:?}"
-    );
+    assert!(hung[0].0["unit"].as_str().unwrap().ends_with("followed.log"), "{hung:?}");
     let state = query(port, "logdiag_launch_state == 1", |s| s.len() == 1 && s[0].0["state"] == "hung");
     assert_eq!(state[0].0["state"], "hung");
 }
