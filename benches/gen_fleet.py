@@ -13,11 +13,17 @@ lines appended, at its own time:
   - an unrecognised crash on hosts 12 and 140 (the same made-up error);
   - a hang on host 99 (requests pending, then a quarter hour of the
     server's own lines and no progress);
-  - the generator's own ending, a FlashInfer arch rejection, on host 3.
+  - the generator's own ending, a FlashInfer arch rejection, on host 3;
+  - a slow host, 150: the same launch, each request at a fifth of the
+    speed (`slow`);
+  - hosts 160, 170 and 180 launched another way (tp_size=4) and at 45% of
+    the speed: like each other, so none of them is slow
+    (`other-configuration`).
 OUTDIR/.planted.json maps each planted category to its hosts.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -68,7 +74,25 @@ def hang():
     return "".join(lines)
 
 
-planted = {"cuda-oom": [], "unknown": [], "hung": [], "flashinfer-unsupported-arch": []}
+def slowed(share, args=None):
+    """The healthy part with every generation speed cut to `share`, and
+    its launch arguments replaced by `args`."""
+    text = data[:cut].decode()
+    if args is not None:
+        text = re.sub(r"server_args=ServerArgs\([^\n]*\)", "server_args=ServerArgs(%s)" % args, text, count=1)
+    speed = re.compile(r"gen throughput \(token/s\): ([0-9.]+)")
+    return speed.sub(lambda m: "gen throughput (token/s): %.2f" % (float(m.group(1)) * share), text).encode()
+
+
+OTHER_ARGS = "model_path='moonshotai/Kimi-K2', tp_size=4, mem_fraction_static=0.85, attention_backend='triton', port=30000"
+planted = {
+    "cuda-oom": [],
+    "unknown": [],
+    "hung": [],
+    "flashinfer-unsupported-arch": [],
+    "slow": [],
+    "other-configuration": [],
+}
 for i in range(1, hosts + 1):
     name = f"node-{i:03d}"
     path = os.path.join(out, f"{name}.log")
@@ -87,6 +111,16 @@ for i in range(1, hosts + 1):
     elif i == 3:
         source = base
         planted["flashinfer-unsupported-arch"].append(name)
+    elif i == 150:
+        with open(path, "wb") as f:
+            f.write(slowed(0.2))
+        planted["slow"].append(name)
+        continue
+    elif i in (160, 170, 180):
+        with open(path, "wb") as f:
+            f.write(slowed(0.45, OTHER_ARGS))
+        planted["other-configuration"].append(name)
+        continue
     if extra is None:
         os.link(source, path)
     else:

@@ -15,6 +15,7 @@ use crate::report::fleet::{write_fleet_json, write_fleet_markdown, write_fleet_t
 pub(super) fn run(
     paths: &[String],
     format: ReportFormat,
+    degraded_below: f64,
     rules: &RuleArgs,
     out: &mut dyn Write,
 ) -> Result<Exit, Error> {
@@ -26,7 +27,7 @@ pub(super) fn run(
     let gathered = read_sources(&rules, &collected.sources)?;
     let engine = gathered.engine.ok_or_else(|| Error::Input("no logs to judge in the fleet".to_string()))?;
     let diagnosis = engine.diagnose(&JudgeOptions::default());
-    let fleet = summarize(&diagnosis, |source| host_of(paths, source));
+    let fleet = summarize(&diagnosis, |source| host_of(paths, source), degraded_below);
     match format {
         ReportFormat::Text => write_fleet_text(out, &fleet)?,
         ReportFormat::Markdown => write_fleet_markdown(out, &fleet)?,

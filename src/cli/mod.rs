@@ -241,6 +241,11 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
+        /// A host is slow when its generation speed per running request is
+        /// below this share of the hosts launched the same way, at
+        /// comparable load.
+        #[arg(long, value_name = "SHARE", default_value_t = crate::engine::DEGRADED_BELOW, value_parser = share)]
+        degraded_below: f64,
         #[command(flatten)]
         rules: RuleArgs,
     },
@@ -425,7 +430,9 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<Exit, Error> {
             corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, out)
         }
         Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, out),
-        Some(Command::Fleet { paths, format, rules }) => fleet_cmd::run(&paths, format, &rules, out),
+        Some(Command::Fleet { paths, format, degraded_below, rules }) => {
+            fleet_cmd::run(&paths, format, degraded_below, &rules, out)
+        }
         Some(Command::Watch(args)) => watch::run(&args, out),
         Some(Command::Completions { shell }) => generate::completions(shell, out),
         Some(Command::Man { command }) => generate::man(command.as_deref(), out),

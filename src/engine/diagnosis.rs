@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::fingerprint::Fingerprint;
 use crate::exit::Exit;
 use crate::rules::Category;
-use crate::vitals::args::ChangedArg;
+use crate::vitals::args::{ChangedArg, LaunchArgs};
 use crate::vitals::Vitals;
 
 /// The JSON schema version.
@@ -276,6 +276,10 @@ pub struct Run {
     /// detection while following a log).
     #[serde(skip)]
     pub work: Option<Work>,
+    /// The arguments it was launched with, when it printed them (to
+    /// compare hosts that run the same configuration).
+    #[serde(skip)]
+    pub launch_args: Option<Box<LaunchArgs>>,
 }
 
 /// A run whose generation speed per running request fell below a share

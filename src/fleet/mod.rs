@@ -3,18 +3,21 @@
 //! them (a crash by its category, and for a failure no rule names, by its
 //! fingerprint; a hang; a collapse; healthy), each group with the host
 //! where it happened first and last by the logs' clocks; and a host whose
-//! generation speed is far below the fleet's is named.
+//! generation speed is far below that of the hosts launched the same way
+//! is named (see [`configuration`]).
+
+mod configuration;
 
 use serde::Serialize;
+
+pub use configuration::{figure, Configuration, Slow};
 
 use crate::engine::diagnosis::{Outcome, Run};
 use crate::engine::Diagnosis;
 use crate::framing::frame_line;
 use crate::framing::printed_time::{self, PrintedTime};
-
-/// A host generating at less than this share of the fleet's median speed
-/// is named as slow.
-pub const SLOW_SHARE: f64 = 0.5;
+use crate::vitals::args::LaunchArgs;
+use configuration::Measured;
 
 /// What happened on one host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,7 +25,9 @@ pub struct Host {
     /// Its name: the file, or the folder, its log came from; in one
     /// stream of many hosts, its label (`host`, `instance`, `pod`…).
     pub host: String,
-    /// `crash`, `hung`, `degraded`, `healthy`, or `no-launch`.
+    /// `crash`, `hung`, `degraded`, `slow` (healthy by its own log, far
+    /// slower than the hosts launched the same way), `healthy`, or
+    /// `no-launch`.
     pub verdict: &'static str,
     /// A crash's root-cause category.
     pub category: Option<String>,
@@ -38,6 +43,14 @@ pub struct Host {
     /// Median generated tokens per second of its latest launch that
     /// generated.
     pub tok_s: Option<f64>,
+    /// The same per running request.
+    pub tok_s_per_request: Option<f64>,
+    /// Median requests running, over the lines that measured speed.
+    pub running: Option<f64>,
+    /// The model it served, when its launch printed its arguments.
+    pub model: Option<String>,
+    /// The number of its [`Configuration`].
+    pub configuration: usize,
 }
 
 /// Hosts to which the same thing happened.
@@ -75,15 +88,17 @@ pub struct Fleet {
     pub hosts: Vec<Host>,
     /// The groups, the largest first (healthy hosts last).
     pub groups: Vec<Group>,
-    /// The median of the hosts' generation speeds.
-    pub median_tok_s: Option<f64>,
-    /// Hosts generating at less than [`SLOW_SHARE`] of it.
+    /// The hosts by how they were launched, the most first.
+    pub configurations: Vec<Configuration>,
+    /// Every slow host of every configuration, in name order.
     pub slow: Vec<String>,
 }
 
-/// The fleet `diagnosis` shows, its sources named as hosts by `host_of`.
-pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String) -> Fleet {
-    let mut hosts: Vec<Host> = Vec::new();
+/// The fleet `diagnosis` shows, its sources named as hosts by `host_of`;
+/// a host is slow when it keeps less than `below` of its configuration's
+/// speed.
+pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String, below: f64) -> Fleet {
+    let mut hosts: Vec<(Host, Option<&LaunchArgs>)> = Vec::new();
     for input in &diagnosis.inputs {
         let runs: Vec<&Run> = diagnosis.runs.iter().filter(|r| r.source == input.name).collect();
         match hosts_within(&runs) {
@@ -98,19 +113,29 @@ pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String) -> Fle
             None => hosts.push(host(host_of(&input.name), &runs)),
         }
     }
-    hosts.sort_by(|a, b| a.host.cmp(&b.host));
-    let mut speeds: Vec<f64> = hosts.iter().filter_map(|h| h.tok_s).collect();
-    speeds.sort_by(f64::total_cmp);
-    let median_tok_s = (!speeds.is_empty()).then(|| speeds[speeds.len() / 2]);
-    let slow = match median_tok_s {
-        Some(median) if speeds.len() >= 3 => hosts
-            .iter()
-            .filter(|h| h.tok_s.is_some_and(|s| s < SLOW_SHARE * median))
-            .map(|h| h.host.clone())
-            .collect(),
-        _ => Vec::new(),
-    };
-    Fleet { groups: groups(&hosts), hosts, median_tok_s, slow }
+    hosts.sort_by(|a, b| a.0.host.cmp(&b.0.host));
+    let measured: Vec<Measured<'_>> =
+        hosts.iter().map(|(host, args)| Measured { host, args: *args }).collect();
+    let (configurations, numbers) = configuration::configurations(&measured, below);
+    let mut hosts: Vec<Host> = hosts.into_iter().map(|(host, _)| host).collect();
+    for (host, number) in hosts.iter_mut().zip(numbers) {
+        host.configuration = number;
+    }
+    let mut slow: Vec<String> =
+        configurations.iter().flat_map(|c| c.slow.iter().map(|s| s.host.clone())).collect();
+    slow.sort();
+    // A host healthy by its own log but far slower than its peers is not
+    // counted with the healthy ones.
+    for configuration in &configurations {
+        for slow in &configuration.slow {
+            let Some(host) = hosts.iter_mut().find(|h| h.host == slow.host && h.verdict == "healthy") else {
+                continue;
+            };
+            host.verdict = "slow";
+            host.title = Some(configuration.slow_title(slow));
+        }
+    }
+    Fleet { groups: groups(&hosts), hosts, configurations, slow }
 }
 
 /// The hosts of one stream that holds many (`logcli … -o jsonl`, whose
@@ -149,21 +174,45 @@ fn label_host(labels: &str) -> String {
         .unwrap_or_else(|| labels.to_string())
 }
 
-/// One host's verdict from its runs: a crash of a current launch first,
-/// then a hang, a collapse; healthy otherwise.
-fn host(name: String, runs: &[&Run]) -> Host {
+/// One host's verdict from its runs (a crash of a current launch first,
+/// then a hang, a collapse; healthy otherwise), and the arguments of the
+/// launch its speed is from.
+fn host<'r>(name: String, runs: &[&'r Run]) -> (Host, Option<&'r LaunchArgs>) {
     let current: Vec<&Run> = runs.iter().copied().filter(|r| !r.history).collect();
-    let tok_s =
-        runs.iter().rev().find_map(|r| r.vitals.as_ref()?.generation_tok_s.as_ref().map(|s| s.median));
+    // The speed of its latest launch that generated, and that launch's
+    // arguments; the latest printed ones when no launch generated.
+    let generated =
+        runs.iter().rev().find(|r| r.vitals.as_ref().is_some_and(|v| v.generation_tok_s.is_some()));
+    let vitals = generated.and_then(|r| r.vitals.as_ref());
+    let args = generated
+        .and_then(|r| r.launch_args.as_deref())
+        .or_else(|| runs.iter().rev().find_map(|r| r.launch_args.as_deref()));
+    let host = judged(name, &current, runs.is_empty());
+    let host = Host {
+        tok_s: vitals.and_then(|v| v.generation_tok_s.as_ref()).map(|s| s.median),
+        tok_s_per_request: vitals.and_then(|v| v.tok_s_per_request.as_ref()).map(|s| s.median),
+        running: vitals.and_then(|v| v.running.as_ref()).map(|r| r.median),
+        model: args.and_then(LaunchArgs::model).map(str::to_string),
+        ..host
+    };
+    (host, args)
+}
+
+/// A host's verdict from its current runs.
+fn judged(name: String, current: &[&Run], no_launch: bool) -> Host {
     let mut host = Host {
         host: name,
-        verdict: if runs.is_empty() { "no-launch" } else { "healthy" },
+        verdict: if no_launch { "no-launch" } else { "healthy" },
         category: None,
         fingerprint: None,
         title: None,
         line: None,
         time: None,
-        tok_s,
+        tok_s: None,
+        tok_s_per_request: None,
+        running: None,
+        model: None,
+        configuration: 0,
     };
     let worst = [Outcome::Crash, Outcome::Hung, Outcome::Degraded]
         .into_iter()

@@ -1,11 +1,10 @@
 //! The fleet report: the groups of hosts to which the same thing
-//! happened, the largest first, then the slow hosts; as text, Markdown or
-//! JSON.
+//! happened, the largest first, then how the hosts were launched; as text, Markdown or JSON.
 
 use std::io::{self, Write};
 
 use super::escape::for_terminal;
-use crate::fleet::{Fleet, Group};
+use crate::fleet::{figure, Fleet, Group};
 
 /// A group in words: `cuda-oom on 12 of 40 hosts (first node-07 at …,
 /// last node-31 at …)`.
@@ -47,7 +46,11 @@ pub fn write_fleet_text(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()> {
             writeln!(out, "  hosts: {}", for_terminal(&group.hosts.join(", ")))?;
         }
     }
-    write_slow(out, fleet, "")
+    for line in configuration_lines(fleet) {
+        let indent = if line.starts_with(|c: char| c.is_ascii_digit()) { "  " } else { "" };
+        writeln!(out, "{indent}{}", for_terminal(&line))?;
+    }
+    Ok(())
 }
 
 /// Writes the fleet as Markdown.
@@ -63,21 +66,33 @@ pub fn write_fleet_markdown(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()
             writeln!(out, "  - hosts: {}", group.hosts.join(", "))?;
         }
     }
-    writeln!(out, "\n| host | verdict | cause | line | time | tok/s |\n|---|---|---|---|---|---|")?;
+    writeln!(
+        out,
+        "\n| host | verdict | cause | line | time | tok/s | configuration |\n|---|---|---|---|---|---|---|"
+    )?;
     for host in &fleet.hosts {
         let cell = |text: Option<String>| text.unwrap_or_default().replace('|', "\\|");
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             host.host,
             host.verdict,
             cell(host.category.clone()),
             cell(host.line.map(|l| l.to_string())),
             cell(host.time.clone()),
             cell(host.tok_s.map(|s| format!("{s:.0}"))),
+            host.configuration,
         )?;
     }
-    write_slow(out, fleet, "\n")
+    let configurations = configuration_lines(fleet);
+    if !configurations.is_empty() {
+        writeln!(out)?;
+    }
+    for line in &configurations {
+        let bullet = if line.starts_with(|c: char| c.is_ascii_digit()) { "  - " } else { "- " };
+        writeln!(out, "{bullet}{}", line.replace('|', "\\|"))?;
+    }
+    Ok(())
 }
 
 /// Writes the fleet as one JSON document.
@@ -86,19 +101,52 @@ pub fn write_fleet_json(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-fn write_slow(out: &mut dyn Write, fleet: &Fleet, before: &str) -> io::Result<()> {
-    let Some(median) = fleet.median_tok_s.filter(|_| !fleet.slow.is_empty()) else { return Ok(()) };
-    let slow: Vec<String> = fleet
-        .slow
-        .iter()
-        .map(|name| {
-            let speed = fleet.hosts.iter().find(|h| h.host == *name).and_then(|h| h.tok_s).unwrap_or(0.0);
-            format!("{name} ({speed:.0} tok/s)")
-        })
-        .collect();
-    writeln!(
-        out,
-        "{before}slow: {} against the fleet's median {median:.0} tok/s",
-        for_terminal(&slow.join(", "))
-    )
+/// The configurations, when the hosts printed their arguments or were
+/// launched in more than one way: each with its model, how it differs
+/// from the first, and its typical speed.
+fn configuration_lines(fleet: &Fleet) -> Vec<String> {
+    let worth = fleet.configurations.len() > 1 || fleet.configurations.iter().any(|c| c.arguments_printed);
+    if !worth {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("launched {} ways:", fleet.configurations.len())];
+    for c in &fleet.configurations {
+        let hosts = match c.hosts.len() {
+            1 => "1 host".to_string(),
+            n => format!("{n} hosts"),
+        };
+        let what = match (&c.model, c.arguments_printed) {
+            (Some(model), _) => format!("{model} on {hosts}"),
+            (None, true) => format!("{hosts}, model not named"),
+            (None, false) => format!("{hosts}, launch arguments not printed"),
+        };
+        let mut line = format!("{}. {what}", c.number);
+        if let (Some(tok_s), Some(per), Some(running)) =
+            (c.median_tok_s, c.median_tok_s_per_request, c.median_running)
+        {
+            line.push_str(&format!(
+                ": median {tok_s:.0} tok/s, {} per request at {running:.0} running",
+                figure(per)
+            ));
+        }
+        if !c.differs.is_empty() {
+            let shown: Vec<String> = c
+                .differs
+                .iter()
+                .take(DIFFERENCES_SHOWN)
+                .map(|d| {
+                    let value = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not printed)".to_string());
+                    format!("{} {} -> {}", d.name, value(&d.before), value(&d.after))
+                })
+                .collect();
+            let more = c.differs.len().saturating_sub(DIFFERENCES_SHOWN);
+            let more = if more > 0 { format!(", {more} more") } else { String::new() };
+            line.push_str(&format!("; against 1: {}{more}", shown.join(", ")));
+        }
+        lines.push(line);
+    }
+    lines
 }
+
+/// Most argument differences shown per configuration (the JSON has all).
+const DIFFERENCES_SHOWN: usize = 4;

@@ -23,6 +23,22 @@ const MAX_VALUE_BYTES: usize = 200;
 /// Arguments that differ between launches without anyone changing them
 /// (sglang draws a random seed at each launch unless one is given).
 const DRAWN_PER_LAUNCH: &[&str] = &["random_seed"];
+/// Arguments that name a host or its place in a group of hosts: hosts of
+/// one fleet that differ only in these run the same configuration.
+const PER_HOST: &[&str] = &[
+    "host",
+    "port",
+    "nccl_port",
+    "dist_init_addr",
+    "node_rank",
+    "data_parallel_rank",
+    "data_parallel_start_rank",
+    "data_parallel_address",
+    "data_parallel_rpc_port",
+];
+/// The arguments that name the model served (sglang, vLLM, vLLM's
+/// positional `serve MODEL`).
+const MODEL: &[&str] = &["model_path", "model", "model_tag"];
 
 /// The arguments of one launch, in the order printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,6 +113,27 @@ impl LaunchArgs {
 
     fn get(&self, name: &str) -> Option<&str> {
         self.entries.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The model served, as its path or name was given.
+    pub fn model(&self) -> Option<&str> {
+        MODEL.iter().find_map(|name| self.get(name)).map(|v| v.trim_matches(|c| c == '\'' || c == '"'))
+    }
+
+    /// The configuration these arguments launch, whatever host runs it:
+    /// without the arguments that name the host or are drawn at each
+    /// launch, in name order.
+    pub fn configuration(&self) -> LaunchArgs {
+        let mut entries: Vec<(String, String)> = self
+            .entries
+            .iter()
+            .filter(|(name, _)| {
+                !PER_HOST.contains(&name.as_str()) && !DRAWN_PER_LAUNCH.contains(&name.as_str())
+            })
+            .cloned()
+            .collect();
+        entries.sort();
+        LaunchArgs { entries, only_non_default: self.only_non_default }
     }
 
     /// What differs from `earlier`: in this launch's order, then what only
@@ -195,6 +232,19 @@ mod tests {
         let mut args = LaunchArgs::default();
         assert!(args.read(message), "not read: {message}");
         args
+    }
+
+    #[test]
+    fn hosts_that_differ_only_in_their_place_run_one_configuration() {
+        let first = read("server_args=ServerArgs(model_path='/models/GLM-5', tp_size=16, host='10.0.0.1', port=30000, dist_init_addr='10.0.0.1:5000', nnodes=2, node_rank=0, random_seed=7)");
+        let second = read("server_args=ServerArgs(model_path='/models/GLM-5', tp_size=16, host='10.0.0.2', port=30001, dist_init_addr='10.0.0.1:5000', nnodes=2, node_rank=1, random_seed=9)");
+        let other = read("server_args=ServerArgs(model_path='/models/GLM-5', tp_size=8, host='10.0.0.3', port=30000, nnodes=1, node_rank=0)");
+        assert_eq!(first.configuration(), second.configuration());
+        assert_ne!(first.configuration(), other.configuration());
+        assert_eq!(first.model(), Some("/models/GLM-5"));
+        let vllm = read("non-default args: {'model': 'Qwen/Qwen3-8B', 'host': '0.0.0.0'}");
+        assert_eq!(vllm.model(), Some("Qwen/Qwen3-8B"));
+        assert_eq!(vllm.configuration().entries, vec![("model".to_string(), "'Qwen/Qwen3-8B'".to_string())]);
     }
 
     #[test]

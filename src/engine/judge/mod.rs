@@ -325,6 +325,7 @@ fn unjudged(setting: &Setting<'_>, run: &RunState) -> Run {
         vitals: run.vitals.as_deref().and_then(|v| v.summary()).map(|v| in_source_lines(places, v)),
         degraded: None,
         hang: None,
+        launch_args: run.args.clone(),
     }
 }
 
