@@ -42,6 +42,8 @@ fn hosts_are_grouped_by_what_happened_to_them() {
         dir.write(&format!("fleet/{host}.log"), &k26);
     }
     dir.write("fleet/node-04/sglang.log", unrecognised(41).as_bytes());
+    // A host's folder of several logs is one host.
+    dir.write("fleet/node-04/sglang-earlier.log", serving(2000).as_bytes());
     dir.write("fleet/node-07.log", unrecognised(14).as_bytes());
     for (host, tok_s) in [("node-01", 2100), ("node-03", 1980), ("node-06", 2050), ("node-08", 240)] {
         dir.write(&format!("fleet/{host}.log"), serving(tok_s).as_bytes());
@@ -74,7 +76,7 @@ fn hosts_are_grouped_by_what_happened_to_them() {
     assert!(text.starts_with("fleet: 9 hosts\n"), "{text}");
     assert!(text.contains("flashinfer-unsupported-arch on 3 of 9 hosts"), "{text}");
     assert!(text.contains("(first node-07 at May 25 02:14:00, last node-04 at May 25 02:41:00)"), "{text}");
-    assert!(text.contains("slow on 1 of 9 hosts\n  kept 12% of configuration 1's speed per request (7.50 tok/s at 32 running against 64.1 at 32)\n  hosts: node-08\n3 healthy"), "{text}");
+    assert!(text.contains("slow on 1 of 9 hosts\n  kept 12% of configuration 1's speed per request (7.50 tok/s at 32 running against 62.5 at 32)\n  hosts: node-08\n3 healthy"), "{text}");
     let markdown = stdout(&run(&["fleet", "--format", "markdown", fleet.to_str().unwrap()]));
     assert!(markdown.contains("| node-04 | crash | unknown |"), "{markdown}");
 }

@@ -25,8 +25,12 @@ pub struct Configuration {
     /// Whether the hosts printed their launch arguments; hosts that did
     /// not are one configuration, compared among themselves.
     pub arguments_printed: bool,
-    /// How its arguments differ from configuration 1's (`before` is
-    /// configuration 1's value); empty for configuration 1.
+    /// The configuration its arguments are compared with: the first
+    /// whose hosts printed theirs (none for that one itself, and for
+    /// hosts that printed none).
+    pub differs_from: Option<usize>,
+    /// How its arguments differ from that one's (`before` is that one's
+    /// value).
     pub differs: Vec<ChangedArg>,
     /// Its hosts, in name order.
     pub hosts: Vec<String>,
@@ -106,7 +110,7 @@ pub(super) fn configurations(measured: &[Measured<'_>], below: f64) -> (Vec<Conf
     // The most hosts first; of equals, printed arguments first, then the
     // first host's name.
     order.sort_by_key(|&g| (std::cmp::Reverse(members[g].len()), keys[g].is_none(), members[g][0]));
-    let first_printed = order.iter().find_map(|&g| keys[g].as_ref());
+    let first_printed = order.iter().enumerate().find_map(|(at, &g)| Some((at + 1, keys[g].as_ref()?)));
     let mut numbers = vec![0; measured.len()];
     let mut configurations = Vec::new();
     for (at, &g) in order.iter().enumerate() {
@@ -115,8 +119,8 @@ pub(super) fn configurations(measured: &[Measured<'_>], below: f64) -> (Vec<Conf
             numbers[i] = at + 1;
         }
         let differs = match (&keys[g], first_printed) {
-            (Some(own), Some(first)) if own != first => own.changes_since(first),
-            _ => Vec::new(),
+            (Some(own), Some((number, first))) if own != first => Some((number, own.changes_since(first))),
+            _ => None,
         };
         let model = members[g].iter().find_map(|&i| measured[i].args?.model()).map(str::to_string);
         configurations.push(compared(at + 1, model, keys[g].is_some(), differs, &hosts, below));
@@ -129,7 +133,7 @@ fn compared(
     number: usize,
     model: Option<String>,
     arguments_printed: bool,
-    differs: Vec<ChangedArg>,
+    differs: Option<(usize, Vec<ChangedArg>)>,
     hosts: &[&Host],
     below: f64,
 ) -> Configuration {
@@ -163,7 +167,8 @@ fn compared(
         number,
         model,
         arguments_printed,
-        differs,
+        differs_from: differs.as_ref().map(|(number, _)| *number),
+        differs: differs.map(|(_, list)| list).unwrap_or_default(),
         hosts: hosts.iter().map(|h| h.host.clone()).collect(),
         median_tok_s: some.then_some(typical.generation),
         median_tok_s_per_request: some.then_some(typical.per_request),

@@ -98,21 +98,29 @@ pub struct Fleet {
 /// a host is slow when it keeps less than `below` of its configuration's
 /// speed.
 pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String, below: f64) -> Fleet {
-    let mut hosts: Vec<(Host, Option<&LaunchArgs>)> = Vec::new();
+    // Each host's runs, from all its files (a folder of a host's logs is
+    // one host) or from its part of a stream of many.
+    let mut runs_of: Vec<(String, Vec<&Run>)> = Vec::new();
+    fn add<'r>(runs_of: &mut Vec<(String, Vec<&'r Run>)>, name: String, runs: Vec<&'r Run>) {
+        match runs_of.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, kept)) => kept.extend(runs),
+            None => runs_of.push((name, runs)),
+        }
+    }
     for input in &diagnosis.inputs {
         let runs: Vec<&Run> = diagnosis.runs.iter().filter(|r| r.source == input.name).collect();
         match hosts_within(&runs) {
-            // One stream of many hosts: each host is a unit of it.
             Some(names) => {
                 for (unit, name) in names {
-                    let own: Vec<&Run> =
-                        runs.iter().copied().filter(|r| r.unit.as_deref() == Some(unit)).collect();
-                    hosts.push(host(name, &own));
+                    let own = runs.iter().copied().filter(|r| r.unit.as_deref() == Some(unit)).collect();
+                    add(&mut runs_of, name, own);
                 }
             }
-            None => hosts.push(host(host_of(&input.name), &runs)),
+            None => add(&mut runs_of, host_of(&input.name), runs),
         }
     }
+    let mut hosts: Vec<(Host, Option<&LaunchArgs>)> =
+        runs_of.into_iter().map(|(name, runs)| host(name, &runs)).collect();
     hosts.sort_by(|a, b| a.0.host.cmp(&b.0.host));
     let measured: Vec<Measured<'_>> =
         hosts.iter().map(|(host, args)| Measured { host, args: *args }).collect();

@@ -129,7 +129,7 @@ fn configuration_lines(fleet: &Fleet) -> Vec<String> {
                 figure(per)
             ));
         }
-        if !c.differs.is_empty() {
+        if let (Some(from), false) = (c.differs_from, c.differs.is_empty()) {
             let shown: Vec<String> = c
                 .differs
                 .iter()
@@ -141,7 +141,7 @@ fn configuration_lines(fleet: &Fleet) -> Vec<String> {
                 .collect();
             let more = c.differs.len().saturating_sub(DIFFERENCES_SHOWN);
             let more = if more > 0 { format!(", {more} more") } else { String::new() };
-            line.push_str(&format!("; against 1: {}{more}", shown.join(", ")));
+            line.push_str(&format!("; against {from}: {}{more}", shown.join(", ")));
         }
         lines.push(line);
     }
