@@ -275,3 +275,26 @@ fn an_agent_over_compressed_weeks_of_launches() {
 
 /// The README's bound for an agent, however long it runs.
 const AGENT_BOUND_MIB: u64 = 64;
+
+/// A directory's peak does not grow with the threads allowed: at most
+/// `MOST_READERS` (4) files are read at once, however many cores there are.
+#[test]
+fn a_directory_read_with_many_threads_allowed_reads_four_files_at_once() {
+    let dir = TempDir::new("many-readers");
+    let filler = "[2026-05-25 20:18:20 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
+    for n in 0..8 {
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(dir.path().join(format!("node{n}.log"))).unwrap());
+        for _ in 0..30_000 {
+            writeln!(file, "{filler}").unwrap();
+        }
+    }
+    let path = dir.path().to_str().unwrap();
+    let (code, four) = peak_mib(&["-j", "4", path]);
+    assert_eq!(code, 0);
+    let (code, many) = peak_mib(&["-j", "64", path]);
+    assert_eq!(code, 0);
+    // Each file read at once costs about 2.6 MiB: eight at once would be
+    // 10 MiB more than four.
+    assert!(many <= four + 2, "-j 64: {many} MiB, -j 4: {four} MiB");
+}

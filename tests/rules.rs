@@ -20,6 +20,24 @@ fn rules_list_and_explain() {
     assert_eq!(run(&["rules", "explain", "no.such-rule"]).status.code(), Some(2));
 }
 
+/// `rules literals` prints what every match of a rule contains one of,
+/// one per line, for `rg -i -F -f`.
+#[test]
+fn rules_literals_prints_what_each_match_must_contain() {
+    let dir = TempDir::new("literal-rules");
+    dir.write("site/frob.toml", b"role = \"cause\"\ncategory = \"segfault\"\ntitle = \"x\"\nhint = \"h\"\n[match]\nmessage = '(?i)frobnicator (lost|dropped) its balance'\n[test]\nsamples = ['Frobnicator lost its balance']\n");
+    dir.write("site/any.toml", b"role = \"cause\"\ncategory = \"segfault\"\ntitle = \"y\"\nhint = \"h\"\n[match]\nmessage = '^\\w+$'\n[test]\nsamples = ['word']\n");
+    let site = dir.path().join("site");
+    let out = run(&["rules", "literals", "--no-default-rules", "--rules", site.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The literal every match holds (the prefilter's: the longest common
+    // run of the alternatives' words is enough).
+    assert_eq!(stdout(&out).to_lowercase(), "frobnicator \n", "{}", stdout(&out));
+    assert!(stderr(&out).contains("1 literals from 2 rules; 1 rules require none"), "{}", stderr(&out));
+    let builtin = stdout(&run(&["rules", "literals"]));
+    assert!(builtin.lines().any(|l| l == "Received sigquit from a child proc"), "{builtin}");
+}
+
 #[test]
 fn a_broken_rule_folder_reports_every_error_at_once() {
     let dir = TempDir::new("broken-rules");

@@ -88,7 +88,7 @@ fn read_inputs<'r>(args: &DiagnoseArgs, paths: &[String], rules: &'r RuleSet) ->
     }
     // A directory without logs is an error, said after what was left out.
     let gathered = if collected.without_logs.is_empty() {
-        read_sources(rules, &collected.sources)?
+        read_sources(rules, &collected.sources, args.threads.map(usize::from))?
     } else {
         Gathered::default()
     };

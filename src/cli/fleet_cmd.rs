@@ -16,6 +16,7 @@ pub(super) fn run(
     paths: &[String],
     format: ReportFormat,
     degraded_below: f64,
+    threads: Option<usize>,
     rules: &RuleArgs,
     out: &mut dyn Write,
 ) -> Result<Exit, Error> {
@@ -24,7 +25,7 @@ pub(super) fn run(
     if let Some(e) = collected.without_logs.first() {
         return Err(Error::Input(e.to_string()));
     }
-    let gathered = read_sources(&rules, &collected.sources)?;
+    let gathered = read_sources(&rules, &collected.sources, threads)?;
     let engine = gathered.engine.ok_or_else(|| Error::Input("no logs to judge in the fleet".to_string()))?;
     let diagnosis = engine.diagnose(&JudgeOptions::default());
     let fleet = summarize(&diagnosis, |source| host_of(paths, source), degraded_below);

@@ -81,6 +81,10 @@ struct DiagnoseArgs {
     /// the command line is always read).
     #[arg(short = 'L', long)]
     follow: bool,
+    /// Read at most this many files at once [default: the number of
+    /// cores].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     /// When to colour the text report: auto (on a terminal, unless
     /// NO_COLOR is set), always (even in a pipe), never.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
@@ -246,6 +250,10 @@ enum Command {
         /// comparable load.
         #[arg(long, value_name = "SHARE", default_value_t = crate::engine::DEGRADED_BELOW, value_parser = share)]
         degraded_below: f64,
+        /// Read at most this many files at once [default: the number of
+        /// cores].
+        #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
         #[command(flatten)]
         rules: RuleArgs,
     },
@@ -350,6 +358,12 @@ enum RulesAction {
         /// A directory of rule files (default: the built-in rules and --rules).
         dir: Option<PathBuf>,
     },
+    /// Print the literals the rules require, one per line: a line with
+    /// none of them (ASCII case ignored) is matched by no rule but those
+    /// without literals (their number goes to stderr). What logdiag must
+    /// look for in text that repeats no template: `rg -i -F -f` of them is
+    /// its yardstick there.
+    Literals,
     /// Show what a rule matches, its hint and its samples.
     Explain {
         /// The rule id.
@@ -430,8 +444,8 @@ fn dispatch(cli: Cli, out: &mut dyn Write) -> Result<Exit, Error> {
             corpus_cmd::run(&dir, mode, junit.as_deref(), &rules, out)
         }
         Some(Command::Events { path, rules }) => events_cmd::run(&path, &rules, out),
-        Some(Command::Fleet { paths, format, degraded_below, rules }) => {
-            fleet_cmd::run(&paths, format, degraded_below, &rules, out)
+        Some(Command::Fleet { paths, format, degraded_below, threads, rules }) => {
+            fleet_cmd::run(&paths, format, degraded_below, threads.map(usize::from), &rules, out)
         }
         Some(Command::Watch(args)) => watch::run(&args, out),
         Some(Command::Completions { shell }) => generate::completions(shell, out),

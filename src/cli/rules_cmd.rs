@@ -17,7 +17,24 @@ pub(super) fn run(action: &RulesAction, args: &RuleArgs, out: &mut dyn Write) ->
         RulesAction::Check { dir } => check(dir.as_deref(), args, out),
         RulesAction::Draft { file, run } => super::draft::run(file, *run, args, out),
         RulesAction::Explain { id } => explain(id, args, out),
+        RulesAction::Literals => literals(args, out),
     }
+}
+
+/// `rules literals`: the literals the rules require, one per line (for
+/// `rg -i -F -f`), and on stderr how many rules have none.
+fn literals(args: &RuleArgs, out: &mut dyn Write) -> Result<Exit, Error> {
+    let rules = load_rules(args)?;
+    let (literals, without) = rules.required_literals();
+    for literal in &literals {
+        out.write_all(literal).and_then(|()| out.write_all(b"\n")).map_err(Error::Output)?;
+    }
+    eprintln!(
+        "{} literals from {} rules; {without} rules require none (they are tried on every line)",
+        literals.len(),
+        rules.rules().len()
+    );
+    Ok(Exit::Healthy)
 }
 
 /// `rules categories`: the closed list of categories, with their meaning.

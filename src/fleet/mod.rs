@@ -4,7 +4,7 @@
 //! fingerprint; a hang; a collapse; healthy), each group with the host
 //! where it happened first and last by the logs' clocks; and a host whose
 //! generation speed is far below that of the hosts launched the same way
-//! is named (see [`configuration`]).
+//! is named (see [`Configuration`]).
 
 mod configuration;
 

@@ -324,6 +324,29 @@ impl RuleSet {
         RuleSet { rules, prefilter, blind, captures, builtin_wording: false }
     }
 
+    /// The literals the rules' message regexes require, each once (ASCII
+    /// case folded), in rule order: a line none of them occurs in (in any
+    /// case) is matched by no rule but those without such literals, whose
+    /// number is returned beside them.
+    pub fn required_literals(&self) -> (Vec<Vec<u8>>, usize) {
+        let mut literals: Vec<Vec<u8>> = Vec::new();
+        let mut without = 0;
+        for rule in &self.rules {
+            let facts = RegexFacts::of(rule.matcher.message.as_str(), load::BUILTIN_REGEX_FACTS);
+            match facts.and_then(|f| f.literals) {
+                Some(set) => {
+                    for literal in set {
+                        if !literals.iter().any(|l| l.eq_ignore_ascii_case(&literal)) {
+                            literals.push(literal);
+                        }
+                    }
+                }
+                None => without += 1,
+            }
+        }
+        (literals, without)
+    }
+
     /// The built-in rules. Their samples are checked by `cargo test` and
     /// `rules check`, so failing to load them is a bug, reported as an
     /// error rather than a panic.

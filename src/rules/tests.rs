@@ -233,3 +233,25 @@ fn placeholders_are_names_in_single_braces_only() {
     let names: Vec<&str> = super::placeholders(hint).map(|(name, _)| name).collect();
     assert_eq!(names, ["pid", "a_1"]);
 }
+
+#[test]
+fn every_sample_of_a_builtin_rule_holds_a_literal_the_rules_require() {
+    let set = RuleSet::builtin().unwrap();
+    let (literals, without) = set.required_literals();
+    let lower: Vec<Vec<u8>> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
+    let holds = |text: &str| {
+        let text = text.to_ascii_lowercase();
+        lower.iter().any(|l| text.as_bytes().windows(l.len()).any(|w| w == l.as_slice()))
+    };
+    assert_eq!(without, 0, "a built-in rule without a literal is tried on every line");
+    for rule in set.rules() {
+        for sample in &rule.samples {
+            assert!(holds(sample), "{}: no literal in {sample:?}", rule.id);
+        }
+    }
+    // Each literal once, whatever its case.
+    let mut unique = lower.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), lower.len());
+}
