@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Throughput and memory against the yardstick in ../shared/bench: logdiag
 # diagnosing the generated server log (plain and journal-wrapped) versus
-# ripgrep searching it for grep-patterns.txt, timed side by side by
-# hyperfine in one run (in alternating rounds), wall and CPU time (user +
+# ripgrep 15.2 searching it for grep-patterns.txt, timed side by side by
+# benches/alternate.py (alternating rounds; wall and CPU time, user +
 # sys): the generated log plain, journal-wrapped and on one core; text
-# that never repeats a template; a directory of 8 logs on every core. Then
-# peak memory from 64 MiB to BIG_MEGABYTES.
+# that never repeats a template, against the same grep and against
+# ripgrep given the rules' literals (`logdiag rules literals`); a
+# directory of 8 logs on every core. Then peak memory from 64 MiB to
+# BIG_MEGABYTES, and of the directory with 16 threads allowed.
 #
 #   benches/throughput.sh [MEGABYTES] [BIG_MEGABYTES]     (default 256 1024)
 #
-# Needs python3, ripgrep, hyperfine and jq (apt install ripgrep hyperfine jq).
+# Needs python3 and cargo. ripgrep 15.2 is taken from $RG, or
+# ~/.cargo/bin/rg if it is 15.2, or installed there (cargo install
+# ripgrep@15.2.0 --locked). Debian's ripgrep 13 (/usr/bin/rg), the
+# yardstick before, is timed beside it on the 256 MiB log when present.
 # Workloads are cached in $BENCH_DIR (default /tmp/logdiag-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +23,16 @@ BIG=${2:-1024}
 BENCH=../shared/bench
 DIR=${BENCH_DIR:-/tmp/logdiag-bench}
 BIN=target/release/logdiag
-ROUNDS=${ROUNDS:-7}
+export ROUNDS=${ROUNDS:-7}
 mkdir -p "$DIR"
 cargo build --release -q
+
+RG=${RG:-$HOME/.cargo/bin/rg}
+if ! "$RG" --version 2>/dev/null | head -1 | grep -q '^ripgrep 15\.2\.'; then
+    cargo install ripgrep@15.2.0 --locked --root "$HOME/.cargo" -q
+    RG=$HOME/.cargo/bin/rg
+fi
+OLD_RG=/usr/bin/rg
 
 workload() { # name megabytes [--journal]
     local file="$DIR/$1.log"
@@ -38,39 +50,28 @@ echo
 check() { # file: the crash at the end must be found
     local out code
     set +e; out=$("$BIN" --format json "$1"); code=$?; set -e
-    local category; category=$(jq -r '.root_cause.category' <<<"$out")
+    local category
+    category=$(python3 -c 'import json, sys; print((json.load(sys.stdin).get("root_cause") or {}).get("category"))' <<<"$out")
     echo "  diagnosis of $(basename "$1"): exit $code, $category"
     [ "$code" = 1 ] && [ "$category" = flashinfer-unsupported-arch ] || { echo "  WRONG DIAGNOSIS"; exit 1; }
 }
 
-# Medians, in jq: the middle of a sorted list.
-MEDIAN='def median: sort | .[length / 2 | floor];'
-
-compare() { # label ripgrep-command logdiag-command
-    # Shared machines have slow and fast phases lasting seconds, so the two
-    # commands take turns: ROUNDS rounds of a few runs each, and each ratio
-    # is the median of the rounds' ratios, with the rounds' spread.
-    local rounds="$DIR/rounds.jsonl" json="$DIR/hyperfine.json"
-    : > "$rounds"
-    for _ in $(seq "$ROUNDS"); do
-        hyperfine -N -w 1 -r 3 -i --export-json "$json" -n ripgrep "$2" -n logdiag "$3" > /dev/null 2>&1
-        jq -c '.results | map({(.command): {times, cpu: (.user + .system)}}) | add' "$json" >> "$rounds"
-    done
-    jq -rs --arg name "$1" "$MEDIAN"'
-        def r2: . * 100 | floor / 100;
-        (map(.ripgrep.times[]) | median) as $rg | (map(.logdiag.times[]) | median) as $ld
-        | map((.logdiag.times | median) / (.ripgrep.times | median)) as $walls
-        | map(.logdiag.cpu / .ripgrep.cpu) as $cpus
-        | "\($name): ripgrep \($rg * 1000 | floor) ms, logdiag \($ld * 1000 | floor) ms (medians of \(length * 3) runs each, \(length) alternating rounds); logdiag/ripgrep wall \($walls | median | r2)x (rounds \($walls | min | r2)-\($walls | max | r2)), CPU user+sys \($cpus | median | r2)x (rounds \($cpus | min | r2)-\($cpus | max | r2))"' "$rounds"
+compare() { # label yardstick-command logdiag-command
+    python3 benches/alternate.py "$@"
 }
 
-RG="rg --no-mmap -c -f $BENCH/grep-patterns.txt"
-echo "time:"
+echo "yardstick: $("$RG" --version | head -1) ($RG)"
+echo "time (medians of $ROUNDS alternating rounds of 3 runs):"
 check "$plain"
 check "$journal"
-compare "plain ${SIZE} MiB" "$RG $plain" "$BIN --format json $plain"
-compare "journal ${SIZE} MiB" "$RG $journal" "$BIN --format json $journal"
-compare "plain ${SIZE} MiB, one core" "taskset -c 0 $RG $plain" "taskset -c 0 $BIN --format json $plain"
+GREP="$RG --no-mmap -c -f $BENCH/grep-patterns.txt"
+compare "plain ${SIZE} MiB" "$GREP $plain" "$BIN --format json $plain"
+if [ -x "$OLD_RG" ]; then
+    compare "plain ${SIZE} MiB, against $("$OLD_RG" --version | head -1)" \
+        "$OLD_RG --no-mmap -c -f $BENCH/grep-patterns.txt $plain" "$BIN --format json $plain"
+fi
+compare "journal ${SIZE} MiB" "$GREP $journal" "$BIN --format json $journal"
+compare "plain ${SIZE} MiB, one core" "taskset -c 0 $GREP $plain" "taskset -c 0 $BIN --format json $plain"
 
 # Text that never repeats a line template: random words, seeded.
 words="$DIR/words-64.log"
@@ -85,7 +86,11 @@ with open(sys.argv[1], "w") as out:
         out.write(line)
         size += len(line)
 PY
-compare "random words 64 MiB" "$RG $words" "$BIN --format json $words"
+literals="$DIR/literals.txt"
+"$BIN" rules literals > "$literals" 2>/dev/null
+compare "random words 64 MiB, against the grep" "$GREP $words" "$BIN --format json $words"
+compare "random words 64 MiB, against the rules' $(wc -l < "$literals") literals" \
+    "$RG --no-mmap -i -F -c -f $literals $words" "$BIN --format json $words"
 
 # A directory of 8 files: every core for both.
 files="$DIR/dir-8x32"
@@ -95,10 +100,13 @@ if [ ! -d "$files" ]; then
         python3 "$BENCH/gen_server_log.py" 32 --seed "$i" > "$files/node$i.log"
     done
 fi
-compare "directory of 8 x 32 MiB, $(nproc) cores" "$RG $files" "$BIN --format json $files"
+compare "directory of 8 x 32 MiB, $(nproc) cores" "$GREP $files" "$BIN --format json $files"
 echo
 
-peak() { # file: maximum resident set size in MiB
-    /usr/bin/time -f %M "$BIN" --format json "$1" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1024}'
+peak() { # file [options]: maximum resident set size in MiB
+    local file=$1
+    shift
+    /usr/bin/time -f %M "$BIN" "$@" --format json "$file" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1024}'
 }
 echo "peak memory: 64 MiB input $(peak "$small") MiB; ${SIZE} MiB input $(peak "$plain") MiB; ${SIZE} MiB journal $(peak "$journal") MiB; ${BIG} MiB input $(peak "$big") MiB"
+echo "peak memory of the directory: $(peak "$files") MiB; with 16 threads allowed $(peak "$files" -j 16) MiB"
