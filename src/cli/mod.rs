@@ -82,7 +82,7 @@ struct DiagnoseArgs {
     #[arg(short = 'L', long)]
     follow: bool,
     /// Read at most this many files at once [default: the number of
-    /// cores].
+    /// cores, at most 4].
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// When to colour the text report: auto (on a terminal, unless
@@ -251,7 +251,7 @@ enum Command {
         #[arg(long, value_name = "SHARE", default_value_t = crate::engine::DEGRADED_BELOW, value_parser = share)]
         degraded_below: f64,
         /// Read at most this many files at once [default: the number of
-        /// cores].
+        /// cores, at most 4].
         #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
         #[command(flatten)]
@@ -358,11 +358,12 @@ enum RulesAction {
         /// A directory of rule files (default: the built-in rules and --rules).
         dir: Option<PathBuf>,
     },
-    /// Print the literals the rules require, one per line: a line with
-    /// none of them (ASCII case ignored) is matched by no rule but those
-    /// without literals (their number goes to stderr). What logdiag must
-    /// look for in text that repeats no template: `rg -i -F -f` of them is
-    /// its yardstick there.
+    /// Print the literals the rules require, one per line.
+    ///
+    /// A line with none of them (ASCII case ignored) is matched by no rule
+    /// but those without literals (their number goes to stderr). They are
+    /// what logdiag must look for in text that repeats no template: `rg -i
+    /// -F -f` of them is its yardstick there.
     Literals,
     /// Show what a rule matches, its hint and its samples.
     Explain {
