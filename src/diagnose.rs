@@ -66,7 +66,7 @@ pub struct Gathered<'r> {
 /// stays under 32 MiB on any machine (measured: 29.2 MiB for 8 files of
 /// 32 MiB with 16 threads allowed, against 41.0 MiB for 8 at once). A
 /// source read while cores are left over gets a framing thread of its
-/// own (see [`framings`]), so 4 sources keep up to 8 cores busy.
+/// own, so 4 sources keep up to 8 cores busy.
 pub const MOST_READERS: usize = 4;
 
 /// Reads every source, several at once when there are several (one per
