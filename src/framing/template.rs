@@ -17,7 +17,7 @@
 //! template gives the framing of the template's own line, moved to it. A
 //! debug build checks every line framed this way against [`frame_line`].
 
-use super::{digit_bytes, frame_line, Framed, Record};
+use super::{digit_bytes, frame_line, Format, Framed, Record};
 
 /// How far into the message the parsers may look (uvicorn's `CRITICAL:`
 /// after an sglang header is the longest look): this much of it belongs
@@ -69,6 +69,38 @@ fn opens_with_colon_fields(message: &str) -> bool {
     word.contains(':') && word.ends_with(|c: char| c.is_ascii_digit() || c == ':')
 }
 
+/// Does one of the message's first words name a level (`INFO`,
+/// `detector.onnx_0   WARNING :`)? Where no level was read, a header
+/// parser that reads on past the template's share (Rust tracing's
+/// `LEVEL target: `, a padded logger name and level) failed on this line
+/// and may not on the next, so it says nothing of the next.
+fn names_a_level_early(message: &str) -> bool {
+    message.split([' ', ':']).filter(|word| !word.is_empty()).take(3).any(|word| {
+        matches!(
+            word,
+            "TRACE" | "DEBUG" | "INFO" | "NOTICE" | "WARN" | "WARNING" | "ERROR" | "CRITICAL" | "FATAL"
+        )
+    })
+}
+
+/// Is a padded logger name and level after a header (`detector.onnx_0
+/// INFO    : `) left undecided by the head of `message`: the name, the
+/// spaces after it, or a capital word after them reach past it? Then one
+/// line where it did not parse says nothing of the next.
+fn padded_level_undecided(message: &[u8]) -> bool {
+    let head = &message[..message.len().min(HEAD_OF_MESSAGE)];
+    let name =
+        head.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')).count();
+    if name == 0 {
+        return false;
+    }
+    let spaces = head[name..].iter().take_while(|b| **b == b' ').count();
+    if name + spaces == head.len() {
+        return true;
+    }
+    spaces > 0 && head[name + spaces].is_ascii_uppercase()
+}
+
 impl Layout {
     /// The layout of `framed`, if a template can hold it: one record that
     /// starts the line, every field a part of it, and more message than the
@@ -88,7 +120,9 @@ impl Layout {
             // stamps, TensorRT-LLM's `[06/21/2025-01:30:42] [TRT-LLM]`):
             // one not read as a header now may be one in the next line.
             && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message))
-            && (record.app_header || read_a_level_prefix(record) || !opens_with_colon_fields(record.message));
+            && (record.app_header || read_a_level_prefix(record) || !opens_with_colon_fields(record.message))
+            && (record.level.is_some() || !names_a_level_early(record.message))
+            && (record.level.is_some() || !record.app_header || !padded_level_undecided(record.message.as_bytes()));
         if !simple {
             return None;
         }
@@ -269,7 +303,8 @@ impl Template {
             return false;
         }
         let message = &line[self.layout.message_at..];
-        !(if unmarked { has_ray_suffix(message) } else { needs_whole_framing(message) })
+        let logfmt = self.layout.formats.contains(Format::Logfmt);
+        !(if unmarked { ends_specially(message, logfmt) } else { needs_whole_framing(message, logfmt) })
     }
 }
 
@@ -284,14 +319,22 @@ fn word_at(bytes: &[u8], at: usize, end: usize) -> u64 {
 
 /// Whether a message holds what framing looks for beyond the head of a
 /// message: a record starting mid-line (after a progress bar or a carriage
-/// return), or Ray's deduplication suffix.
-fn needs_whole_framing(message: &[u8]) -> bool {
-    memchr::memchr2(b'%', b'\r', message).is_some() || has_ray_suffix(message)
+/// return), or an ending framing cuts off (see [`ends_specially`]).
+fn needs_whole_framing(message: &[u8], logfmt: bool) -> bool {
+    memchr::memchr2(b'%', b'\r', message).is_some() || ends_specially(message, logfmt)
 }
 
-/// Whether a message ends in Ray's deduplication suffix.
-fn has_ray_suffix(message: &[u8]) -> bool {
-    message.ends_with(b"x across cluster]")
+/// Whether a message ends in what framing cuts off it: Ray's
+/// deduplication suffix, a pasted carriage return (`^M`), or in a logfmt
+/// line the quote that closes `msg` (a line of the same layout may lack
+/// it: a message cut short).
+fn ends_specially(message: &[u8], logfmt: bool) -> bool {
+    match message.last() {
+        Some(b']') => message.ends_with(b"x across cluster]"),
+        Some(b'M') => message.ends_with(b"^M"),
+        Some(b'"') => logfmt,
+        _ => false,
+    }
 }
 
 /// The templates of one input, learnt as it is read.
@@ -403,6 +446,43 @@ mod tests {
             "[2026-05-25 08:10:03 TP0] Decode batch. #running-req: 1, #token: 1, token usage: 0.01",
         ];
         assert_eq!(by_templates(&lines), 2);
+    }
+
+    /// Framing cuts some endings off a message; a template learnt from
+    /// lines without them must not frame a line with one (found by
+    /// fuzzing: a logfmt `msg` cut short made a template, and the next
+    /// line's closing quote stayed in its message).
+    #[test]
+    fn a_line_with_an_ending_framing_cuts_off_is_framed_in_full() {
+        let cut = |n: u32| {
+            format!("time=\"2022-04-15T00:36:52Z\" level=warning msg=\"Skipping line {n} ('DCGM_FI_PROF_PCIE_TX_BYTES'): DCP metric")
+        };
+        let whole = "time=\"2022-04-15T00:36:52Z\" level=warning msg=\"Skipping line 64 ('DCGM_FI_PROF_PCIE_RX_BYTES'): DCP metrics not enabled\"";
+        by_templates(&[&cut(62), &cut(63), whole]);
+        let pasted =
+            |n: u32| format!("[2026-05-25 08:10:0{n} TP0] Decode batch. #running-req: 1{n}, #token: 4096");
+        by_templates(&[&pasted(1), &pasted(2), &format!("{}^M", pasted(3))]);
+    }
+
+    /// A header whose parser reads past the template's share: lines where
+    /// it did not parse (a garbled target) make no template for the lines
+    /// where it does (found by fuzzing, on text-generation-inference's
+    /// tracing lines).
+    #[test]
+    fn a_header_that_did_not_parse_makes_no_template_for_one_that_does() {
+        let garbled = |n: u32| {
+            format!("2024-02-09T09:28:5{n}.243826Z  INFO text_generation_route\u{2}\u{2}r: router/src/main.rs:316: Setting max batch total tokens to 8240")
+        };
+        let whole =
+            "2024-02-09T09:28:53.243856Z  INFO text_generation_router: router/src/main.rs:317: Connected";
+        by_templates(&[&garbled(1), &garbled(2), whole]);
+        let frigate = "2024-12-29 04:23:00.625393137  [2024-12-28 21:23:00] detector.onnx_1";
+        let garbled = [
+            format!("{frigate}   tion fault"),
+            format!("{frigate}      =10.0.0.1) Fatal Python error: Aborted"),
+        ];
+        let whole = "2024-12-29 04:23:00.617286543  [2024-12-28 21:23:00] detector.onnx_0                INFO    : Starting detection process: 457";
+        by_templates(&[&garbled[0], &garbled[1], whole]);
     }
 
     /// Templates learnt from framing `lines`.
