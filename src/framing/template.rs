@@ -121,6 +121,7 @@ impl Layout {
             // one not read as a header now may be one in the next line.
             && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message))
             && (record.app_header || read_a_level_prefix(record) || !opens_with_colon_fields(record.message))
+            && (record.app_header || read_a_level_prefix(record) || !names_a_level_early(record.message))
             && (record.level.is_some() || !names_a_level_early(record.message))
             && (record.level.is_some() || !record.app_header || !padded_level_undecided(record.message.as_bytes()));
         if !simple {
@@ -483,6 +484,16 @@ mod tests {
         ];
         let whole = "2024-12-29 04:23:00.617286543  [2024-12-28 21:23:00] detector.onnx_0                INFO    : Starting detection process: 457";
         by_templates(&[&garbled[0], &garbled[1], whole]);
+        // vLLM's `LEVEL MM-DD HH:MM:SS [file:line] ` after a process tag,
+        // whose level the tag's parser read.
+        let vllm = |n: u32, header: &str| {
+            format!("2025-10-15T00:02:5{n}.756533023Z (APIServer pid=1) INFO 10-14 17:02:5{n}{header}] Engine 000: Avg prompt throughput: 1386.0 tokens/s")
+        };
+        by_templates(&[
+            &vllm(6, "\u{fffd}ggers.py:123"),
+            &vllm(7, "\u{fffd}ggers.py:123"),
+            &vllm(8, " [loggers.py:123"),
+        ]);
     }
 
     /// Templates learnt from framing `lines`.
