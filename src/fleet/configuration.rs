@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::Host;
 use crate::vitals::args::{ChangedArg, LaunchArgs};
 use crate::vitals::collapse::{kept, Level};
+use crate::vitals::median;
 
 /// Fewest hosts of a configuration with speeds before any is called slow:
 /// with fewer, there is no typical speed to fall short of.
@@ -55,31 +56,6 @@ pub struct Slow {
     pub running: f64,
     /// The share of its configuration's speed it kept, load considered.
     pub kept: f64,
-}
-
-impl Configuration {
-    /// What makes `slow` slow, in a line: `kept 20% of configuration 1's
-    /// speed per request (0.50 tok/s at 1008 running against 2.50 at 1008)`.
-    pub fn slow_title(&self, slow: &Slow) -> String {
-        format!(
-            "kept {:.0}% of configuration {}'s speed per request ({} tok/s at {:.0} running against {} at {:.0})",
-            slow.kept * 100.0,
-            self.number,
-            figure(slow.tok_s_per_request),
-            slow.running,
-            figure(self.median_tok_s_per_request.unwrap_or(0.0)),
-            self.median_running.unwrap_or(0.0),
-        )
-    }
-}
-
-/// A speed with the digits that tell it: `2066`, `62.5`, `2.48`.
-pub fn figure(value: f64) -> String {
-    match value.abs() {
-        v if v >= 100.0 => format!("{value:.0}"),
-        v if v >= 10.0 => format!("{value:.1}"),
-        _ => format!("{value:.2}"),
-    }
 }
 
 /// A host's speed and launch, as the comparison needs them.
@@ -186,10 +162,4 @@ fn level(host: &Host) -> Option<Level> {
         first_line: 0,
         last_line: 0,
     })
-}
-
-/// The middle value (the upper of the two middle ones).
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
 }

@@ -10,7 +10,7 @@ mod configuration;
 
 use serde::Serialize;
 
-pub use configuration::{figure, Configuration, Slow};
+pub use configuration::{Configuration, Slow};
 
 use crate::engine::diagnosis::{Outcome, Run};
 use crate::engine::Diagnosis;
@@ -134,14 +134,8 @@ pub fn summarize(diagnosis: &Diagnosis, host_of: impl Fn(&str) -> String, below:
     slow.sort();
     // A host healthy by its own log but far slower than its peers is not
     // counted with the healthy ones.
-    for configuration in &configurations {
-        for slow in &configuration.slow {
-            let Some(host) = hosts.iter_mut().find(|h| h.host == slow.host && h.verdict == "healthy") else {
-                continue;
-            };
-            host.verdict = "slow";
-            host.title = Some(configuration.slow_title(slow));
-        }
+    for host in hosts.iter_mut().filter(|h| h.verdict == "healthy" && slow.contains(&h.host)) {
+        host.verdict = "slow";
     }
     Fleet { groups: groups(&hosts), hosts, configurations, slow }
 }

@@ -4,7 +4,8 @@
 use std::io::{self, Write};
 
 use super::escape::for_terminal;
-use crate::fleet::{figure, Fleet, Group};
+use super::vitals::figure;
+use crate::fleet::{Fleet, Group};
 
 /// A group in words: `cuda-oom on 12 of 40 hosts (first node-07 at …,
 /// last node-31 at …)`.
@@ -33,6 +34,27 @@ fn headline(group: &Group, total: usize) -> String {
     line
 }
 
+/// What decided a group, in a line: its first host's cause, or for slow
+/// hosts what the first of them kept of its configuration's speed.
+fn title(fleet: &Fleet, group: &Group) -> Option<String> {
+    if group.verdict != "slow" {
+        return group.title.clone();
+    }
+    let first = group.hosts.first()?;
+    fleet.configurations.iter().find_map(|c| {
+        let slow = c.slow.iter().find(|s| s.host == *first)?;
+        Some(format!(
+            "kept {:.0}% of configuration {}'s speed per request ({} tok/s at {:.0} running against {} at {:.0})",
+            slow.kept * 100.0,
+            c.number,
+            figure(slow.tok_s_per_request),
+            slow.running,
+            figure(c.median_tok_s_per_request.unwrap_or(0.0)),
+            c.median_running.unwrap_or(0.0),
+        ))
+    })
+}
+
 /// Writes the fleet as text.
 pub fn write_fleet_text(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()> {
     let total = fleet.hosts.len();
@@ -40,15 +62,17 @@ pub fn write_fleet_text(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()> {
     for group in &fleet.groups {
         writeln!(out, "{}", for_terminal(&headline(group, total)))?;
         if group.verdict != "healthy" {
-            if let Some(title) = &group.title {
-                writeln!(out, "  {}", for_terminal(title))?;
+            if let Some(title) = title(fleet, group) {
+                writeln!(out, "  {}", for_terminal(&title))?;
             }
             writeln!(out, "  hosts: {}", for_terminal(&group.hosts.join(", ")))?;
         }
     }
-    for line in configuration_lines(fleet) {
-        let indent = if line.starts_with(|c: char| c.is_ascii_digit()) { "  " } else { "" };
-        writeln!(out, "{indent}{}", for_terminal(&line))?;
+    if let Some((heading, lines)) = configuration_lines(fleet) {
+        writeln!(out, "{heading}")?;
+        for line in lines {
+            writeln!(out, "  {}", for_terminal(&line))?;
+        }
     }
     Ok(())
 }
@@ -60,7 +84,7 @@ pub fn write_fleet_markdown(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()
     for group in &fleet.groups {
         writeln!(out, "- **{}**", headline(group, total))?;
         if group.verdict != "healthy" {
-            if let Some(title) = &group.title {
+            if let Some(title) = title(fleet, group) {
                 writeln!(out, "  - {}", title.replace('|', "\\|"))?;
             }
             writeln!(out, "  - hosts: {}", group.hosts.join(", "))?;
@@ -84,13 +108,11 @@ pub fn write_fleet_markdown(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()
             host.configuration,
         )?;
     }
-    let configurations = configuration_lines(fleet);
-    if !configurations.is_empty() {
-        writeln!(out)?;
-    }
-    for line in &configurations {
-        let bullet = if line.starts_with(|c: char| c.is_ascii_digit()) { "  - " } else { "- " };
-        writeln!(out, "{bullet}{}", line.replace('|', "\\|"))?;
+    if let Some((heading, lines)) = configuration_lines(fleet) {
+        writeln!(out, "\n- {heading}")?;
+        for line in lines {
+            writeln!(out, "  - {}", line.replace('|', "\\|"))?;
+        }
     }
     Ok(())
 }
@@ -104,12 +126,13 @@ pub fn write_fleet_json(out: &mut dyn Write, fleet: &Fleet) -> io::Result<()> {
 /// The configurations, when the hosts printed their arguments or were
 /// launched in more than one way: each with its model, how it differs
 /// from the first, and its typical speed.
-fn configuration_lines(fleet: &Fleet) -> Vec<String> {
+fn configuration_lines(fleet: &Fleet) -> Option<(String, Vec<String>)> {
     let worth = fleet.configurations.len() > 1 || fleet.configurations.iter().any(|c| c.arguments_printed);
     if !worth {
-        return Vec::new();
+        return None;
     }
-    let mut lines = vec![format!("launched {} ways:", fleet.configurations.len())];
+    let heading = format!("launched {} ways:", fleet.configurations.len());
+    let mut lines = Vec::new();
     for c in &fleet.configurations {
         let hosts = match c.hosts.len() {
             1 => "1 host".to_string(),
@@ -145,7 +168,7 @@ fn configuration_lines(fleet: &Fleet) -> Vec<String> {
         }
         lines.push(line);
     }
-    lines
+    Some((heading, lines))
 }
 
 /// Most argument differences shown per configuration (the JSON has all).

@@ -25,7 +25,7 @@ mod recorder;
 mod summary;
 
 pub use recorder::{Exemplar, KeptLine, Line, Moment, Recorder, Sample};
-pub use summary::{round, Active, Point, Queue, Running, Spread, Vitals, MAX_SERIES_POINTS};
+pub use summary::{median, round, Active, Point, Queue, Running, Spread, Vitals, MAX_SERIES_POINTS};
 
 /// Whether `message` says requests were pushed out of the KV cache: sglang
 /// `KV cache pool is full. Retract requests.` (2024: `Decode out of memory

@@ -106,7 +106,7 @@ pub(super) fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// The median of `values` (sorted here).
-pub(super) fn median(mut values: Vec<f64>) -> Option<f64> {
+pub fn median(mut values: Vec<f64>) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     quantile(&values, 0.5)
 }
