@@ -101,6 +101,29 @@ fn padded_level_undecided(message: &[u8]) -> bool {
     spaces > 0 && head[name + spaces].is_ascii_uppercase()
 }
 
+/// Does the template's share of the message decide the record's header?
+/// Some header parsers read further than the share, and a line where one
+/// failed (a header cut or garbled) says nothing of the next, where it may
+/// not: no template is learnt from it. They are those whose message, with
+/// no header read before it, opens with a date or a bracket (loguru's and
+/// Python's stamps, TensorRT-LLM's `[06/21/2025-01:30:42] [TRT-LLM]`),
+/// with colon fields, or names a level in its first words (Rust tracing's
+/// `LEVEL target: `, vLLM's `LEVEL MM-DD HH:MM:SS [file:line] ` after a
+/// process tag); and, after a header that read no level, a padded logger
+/// name and level the share leaves undecided. All but the first kind were
+/// found by fuzzing.
+fn header_decided_within_share(record: &Record<'_>) -> bool {
+    let message = record.message;
+    if !(record.app_header || read_a_level_prefix(record))
+        && (opens_with_a_stamp(message) || opens_with_colon_fields(message) || names_a_level_early(message))
+    {
+        return false;
+    }
+    record.level.is_some()
+        || !(names_a_level_early(message)
+            || (record.app_header && padded_level_undecided(message.as_bytes())))
+}
+
 impl Layout {
     /// The layout of `framed`, if a template can hold it: one record that
     /// starts the line, every field a part of it, and more message than the
@@ -115,15 +138,7 @@ impl Layout {
             && record.message_at + HEAD_OF_MESSAGE < line.len()
             && record.message.len() == line.len() - record.message_at
             && line.as_bytes().first().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[')
-            // Parsers read further than the template holds into a message
-            // that opens with a date or a bracket (loguru's and Python's
-            // stamps, TensorRT-LLM's `[06/21/2025-01:30:42] [TRT-LLM]`):
-            // one not read as a header now may be one in the next line.
-            && (record.app_header || read_a_level_prefix(record) || !opens_with_a_stamp(record.message))
-            && (record.app_header || read_a_level_prefix(record) || !opens_with_colon_fields(record.message))
-            && (record.app_header || read_a_level_prefix(record) || !names_a_level_early(record.message))
-            && (record.level.is_some() || !names_a_level_early(record.message))
-            && (record.level.is_some() || !record.app_header || !padded_level_undecided(record.message.as_bytes()));
+            && header_decided_within_share(record);
         if !simple {
             return None;
         }
