@@ -12,6 +12,9 @@ use crate::util::*;
 /// The README's bound for every input below.
 const BOUND_MIB: u64 = 128;
 
+/// A line of sglang's decode statistics, to fill a log with.
+const DECODE_LINE: &str = "[2026-05-25 20:18:20 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
+
 /// Runs logdiag on `args` and returns its exit code and peak resident
 /// memory in MiB. The measuring is done by [`peak_helper`] in a fresh copy
 /// of this test binary: a process's peak as wait4(2) reports it includes
@@ -124,12 +127,11 @@ fn a_large_newest_first_journal() {
     for line in seed.lines().rev() {
         writeln!(file, "{line}").unwrap();
     }
-    let filler = "[2026-05-25 20:18:20 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
     for i in 0..500_000u64 {
         let seconds = 1000 - i / 1000;
         writeln!(
             file,
-            "May 25 19:{:02}:{:02} gpu-node-1 python[71283]: {filler}",
+            "May 25 19:{:02}:{:02} gpu-node-1 python[71283]: {DECODE_LINE}",
             seconds / 60 % 60,
             seconds % 60
         )
@@ -281,12 +283,11 @@ const AGENT_BOUND_MIB: u64 = 64;
 #[test]
 fn a_directory_read_with_many_threads_allowed_reads_four_files_at_once() {
     let dir = TempDir::new("many-readers");
-    let filler = "[2026-05-25 20:18:20 TP0] Decode batch. #running-req: 8, #token: 100, token usage: 0.01, gen throughput (token/s): 236.41, #queue-req: 0";
     for n in 0..8 {
         let mut file =
             std::io::BufWriter::new(std::fs::File::create(dir.path().join(format!("node{n}.log"))).unwrap());
         for _ in 0..30_000 {
-            writeln!(file, "{filler}").unwrap();
+            writeln!(file, "{DECODE_LINE}").unwrap();
         }
     }
     let path = dir.path().to_str().unwrap();
