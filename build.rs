@@ -13,6 +13,33 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::{env, fs};
 
+/// Links the binary with its relative relocations packed (`-z
+/// pack-relative-relocs`, DT_RELR). A position-independent executable
+/// lists one for every pointer in its static data, mostly the
+/// dependencies' tables: 0.9 MB in the older format, all read when it
+/// starts and resident from then on, a twentieth of the peak of a run on
+/// one file. Packed, they take 10 KB. Only when building for this machine
+/// and its glibc is 2.36 or later (`getconf GNU_LIBC_VERSION`): an older
+/// one refuses to load such a binary.
+fn pack_relative_relocations() {
+    let var = |name: &str| env::var(name).unwrap_or_default();
+    let for_this_machine = var("TARGET") == var("HOST");
+    let gnu_linux = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
+    if !(for_this_machine && gnu_linux) {
+        return;
+    }
+    let Ok(output) = std::process::Command::new("getconf").arg("GNU_LIBC_VERSION").output() else {
+        return;
+    };
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let version = printed.trim().strip_prefix("glibc ").unwrap_or("");
+    let mut numbers = version.split('.').map(|n| n.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
+    if (major, minor) >= (2, 36) {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+}
+
 #[allow(dead_code)]
 #[path = "src/rules/regex_facts.rs"]
 mod regex_facts;
@@ -21,6 +48,7 @@ mod regex_facts;
 mod wording_features;
 
 fn main() {
+    pack_relative_relocations();
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("rules");
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=src/rules/regex_facts.rs");
