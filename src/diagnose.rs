@@ -61,10 +61,11 @@ pub struct Gathered<'r> {
 }
 
 /// The most sources read at once, whatever the number of cores: each
-/// costs about 2.6 MiB while it is read (its buffers, its batches in
-/// flight, the memo of its message shapes, its threads), so a directory
-/// stays under 32 MiB on any machine (measured: 29.5-30.6 MiB for 8 files of
-/// 32 MiB with 16 threads allowed, against 41.0 MiB for 8 at once). A
+/// costs its buffers, its batches in flight, the memo of its message
+/// shapes and its threads while it is read, so a directory stays under 32
+/// MiB on any machine (measured on 8 files of 32 MiB with 16 threads
+/// allowed: 24.8 MiB, against 41.0 MiB for 8 at once before the cap and
+/// the smaller batches). A
 /// source read while cores are left over gets a framing thread of its
 /// own, so 4 sources keep up to 8 cores busy.
 pub const MOST_READERS: usize = 4;
