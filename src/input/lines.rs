@@ -124,6 +124,8 @@ pub struct LineReader<R> {
     /// Lines that end this reader's part of the stream (see
     /// [`Self::stopping_at`]).
     stop: Option<StopAt>,
+    /// `stop`'s first bytes, one bit each: asked of every line.
+    stop_first: [u64; 4],
     /// The reader stopped before a line that `stop` named.
     stopped: bool,
 }
@@ -164,6 +166,7 @@ impl<R: Read> LineReader<R> {
             watch: None,
             next_watched: None,
             stop: None,
+            stop_first: [0; 4],
             stopped: false,
         }
     }
@@ -174,6 +177,9 @@ impl<R: Read> LineReader<R> {
     /// gives that line and all after it.
     pub fn stopping_at(mut self, stop: StopAt) -> Self {
         self.stop = Some(stop);
+        for &b in stop.first_bytes {
+            self.stop_first[usize::from(b / 64)] |= 1 << (b % 64);
+        }
         self
     }
 
@@ -315,7 +321,8 @@ impl<R: Read> LineReader<R> {
         loop {
             let bytes = &self.block.bytes()[..self.filled];
             let start = self.at;
-            if !stop.first_bytes.contains(&bytes[start]) {
+            let first = bytes[start];
+            if self.stop_first[usize::from(first / 64)] & (1 << (first % 64)) == 0 {
                 return Ok(false);
             }
             let end = memchr::memchr(b'\n', &bytes[start..self.whole]).map_or(self.whole, |i| start + i);
