@@ -6,8 +6,12 @@
 # sys): the generated log plain, journal-wrapped and on one core; text
 # that never repeats a template, against the same grep and against
 # ripgrep given the rules' literals (`logdiag rules literals`); a
-# directory of 8 logs on every core. Then peak memory from 64 MiB to
-# BIG_MEGABYTES, and of the directory with 16 threads allowed.
+# directory of 8 logs on every core. Beside logdiag, each time is taken of
+# logdiag-floor: a build with the `framing-floor` feature, which reads
+# and frames every line but groups and judges nothing, so its ratio is
+# the least any judging on top of today's framing can cost. Then peak
+# memory from 64 MiB to BIG_MEGABYTES, and of the directory with 16
+# threads allowed.
 #
 #   benches/throughput.sh [MEGABYTES] [BIG_MEGABYTES]     (default 256 1024)
 #
@@ -26,6 +30,9 @@ BIN=target/release/logdiag
 export ROUNDS=${ROUNDS:-7}
 mkdir -p "$DIR"
 cargo build --release -q
+cargo build --release -q --features framing-floor --target-dir target/floor
+FLOOR=target/floor/logdiag-floor
+cp target/floor/release/logdiag "$FLOOR"
 
 RG=${RG:-$HOME/.cargo/bin/rg}
 if ! "$RG" --version 2>/dev/null | head -1 | grep -q '^ripgrep 15\.2\.'; then
@@ -56,8 +63,9 @@ check() { # file: the crash at the end must be found
     [ "$code" = 1 ] && [ "$category" = flashinfer-unsupported-arch ] || { echo "  WRONG DIAGNOSIS"; exit 1; }
 }
 
-compare() { # label yardstick-command logdiag-command
-    python3 benches/alternate.py "$@"
+compare() { # label yardstick-command logdiag-command: logdiag and its floor
+    local floor=${3/$BIN/$FLOOR}
+    python3 benches/alternate.py "$1" "$2" "$3" "$floor"
 }
 
 echo "yardstick: $("$RG" --version | head -1) ($RG)"
@@ -67,7 +75,7 @@ check "$journal"
 GREP="$RG --no-mmap -c -f $BENCH/grep-patterns.txt"
 compare "plain ${SIZE} MiB" "$GREP $plain" "$BIN --format json $plain"
 if [ -x "$OLD_RG" ]; then
-    compare "plain ${SIZE} MiB, against $("$OLD_RG" --version | head -1)" \
+    python3 benches/alternate.py "plain ${SIZE} MiB, against $("$OLD_RG" --version | head -1)" \
         "$OLD_RG --no-mmap -c -f $BENCH/grep-patterns.txt $plain" "$BIN --format json $plain"
 fi
 compare "journal ${SIZE} MiB" "$GREP $journal" "$BIN --format json $journal"
