@@ -19,9 +19,9 @@ use std::{env, fs};
 /// lists one for every pointer in its static data, mostly the
 /// dependencies' tables: 0.9 MB in the older format, all read when it
 /// starts and resident from then on (packing them lowered the peak of a
-/// run on one file by 0.6-0.8 MiB). Packed, they take 10 KB. Only when building for this machine
-/// and its glibc is 2.36 or later (`getconf GNU_LIBC_VERSION`): an older
-/// one refuses to load such a binary.
+/// run on one file by 0.6-0.8 MiB). Packed, they take 10 KB. Only when
+/// building for this machine and its glibc is 2.36 or later (`getconf
+/// GNU_LIBC_VERSION`): an older one refuses to load such a binary.
 fn pack_relative_relocations() {
     let var = |name: &str| env::var(name).unwrap_or_default();
     let for_this_machine = var("TARGET") == var("HOST");

@@ -65,9 +65,8 @@ pub struct Gathered<'r> {
 /// shapes and its threads while it is read, so a directory stays under 32
 /// MiB on any machine (measured on 8 files of 32 MiB with 16 threads
 /// allowed: 24.8 MiB, against 41.0 MiB for 8 at once before the cap and
-/// the smaller batches). A
-/// source read while cores are left over gets a framing thread of its
-/// own, so 4 sources keep up to 8 cores busy.
+/// the smaller batches). A source read while cores are left over gets a
+/// framing thread of its own, so 4 sources keep up to 8 cores busy.
 pub const MOST_READERS: usize = 4;
 
 /// Reads every source, several at once when there are several (one per

@@ -114,14 +114,14 @@ fn padded_level_undecided(message: &[u8]) -> bool {
 /// found by fuzzing.
 fn header_decided_within_share(record: &Record<'_>) -> bool {
     let message = record.message;
+    let level_early = names_a_level_early(message);
     if !(record.app_header || read_a_level_prefix(record))
-        && (opens_with_a_stamp(message) || opens_with_colon_fields(message) || names_a_level_early(message))
+        && (opens_with_a_stamp(message) || opens_with_colon_fields(message) || level_early)
     {
         return false;
     }
     record.level.is_some()
-        || !(names_a_level_early(message)
-            || (record.app_header && padded_level_undecided(message.as_bytes())))
+        || !(level_early || (record.app_header && padded_level_undecided(message.as_bytes())))
 }
 
 impl Layout {

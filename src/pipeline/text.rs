@@ -47,8 +47,10 @@ fn group_batch(batch: &framer::FramedBatch, feeder: &mut Feeder<'_>) -> io::Resu
 
 /// What `benches/throughput.sh` times beside logdiag (a build with the
 /// `framing-floor` feature): each line's records built where the grouper
-/// would take them, and nothing handed on. Such a build judges nothing:
-/// it measures what reading and framing cost by themselves.
+/// would take them, and nothing handed on. Such a build judges no text
+/// read in batches (the benchmark's logs): it measures what reading and
+/// framing them cost by themselves. Structured journals and followed
+/// input take other paths and are still judged.
 fn walk_batch(batch: &framer::FramedBatch) -> io::Result<()> {
     batch.for_each(|number, offset, text, framed, kinds| {
         std::hint::black_box((number, offset, text, framed, kinds));
